@@ -1,0 +1,28 @@
+//! Bureau's shared vocabulary.
+//!
+//! Everything the other crates pass between each other lives here, so that the crates can
+//! follow the data's path with one-way dependencies:
+//!
+//! * [`task`] — the task format (`task.toml`, `turns/`, `solution/`) and its validating loader;
+//! * [`suite`] — a directory of tasks with `suite.toml` and named subsets;
+//! * [`tool`] — tool calls and tool descriptions shared by agents and the world;
+//! * [`trajectory`] — what an agent did, step by step;
+//! * [`log`] — the world event log (every change with its actor);
+//! * [`verdict`] — the outcome of one rubric item;
+//! * [`result`] — a trial's result record and its status.
+//!
+//! Errors in a task are reported as `path:line:col: what is wrong — what to do`
+//! ([`error::TaskError`]).
+
+pub mod error;
+pub mod log;
+pub mod result;
+pub mod suite;
+pub mod task;
+pub mod time;
+pub mod tool;
+pub mod trajectory;
+pub mod verdict;
+
+pub use error::{Location, TaskError, TaskErrors};
+pub use task::Task;

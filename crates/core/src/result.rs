@@ -1,0 +1,98 @@
+//! A trial's result record (`result.json`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `passed`/`failed` are verdicts on the agent; `error` means the harness or infrastructure
+/// failed and the trial is excluded from every rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrialStatus {
+    Passed,
+    Failed,
+    Error,
+}
+
+impl TrialStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TrialStatus::Passed => "passed",
+            TrialStatus::Failed => "failed",
+            TrialStatus::Error => "error",
+        }
+    }
+}
+
+/// The task's metadata copied into each result so that summaries need no task files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskMeta {
+    pub id: String,
+    pub title: String,
+    pub persona: String,
+    pub category: String,
+    pub difficulty: String,
+    pub abilities: Vec<String>,
+    pub apps: Vec<String>,
+    pub turns: u32,
+}
+
+/// Per-trial scores, all computed from the verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialScore {
+    /// Σ weight(passed) / Σ weight(all declared items).
+    pub weighted: f64,
+    /// passed items / declared items (unweighted; the basis of TCR@p).
+    pub pass_rate: f64,
+    /// Every item passed and no red line violated.
+    pub strict: bool,
+    /// TheAgentCompany: 0.5·weighted + 0.5·strict.
+    pub partial: f64,
+    /// AgencyBench-style 0–10 score: round(10 × weighted).
+    pub agency_0_10: u32,
+    /// Ids of red-line items that did not pass.
+    pub red_line_violations: Vec<String>,
+    /// Weighted score of the items of each turn (`"1"`, `"2"`, ..., `"final"`).
+    pub per_turn: BTreeMap<String, f64>,
+    pub items_total: u32,
+    pub items_passed: u32,
+    pub items_error: u32,
+}
+
+/// Counts of what the agent did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub steps: u64,
+    pub tool_calls: u64,
+    pub tool_errors: u64,
+    pub tool_calls_by_tool: BTreeMap<String, u64>,
+    /// Limits that ended a turn early, as `turn:limit`.
+    pub limits_hit: Vec<String>,
+}
+
+/// One attempt of a trial (a harness error is retried; every attempt is kept).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRecord {
+    pub attempt: u32,
+    pub status: TrialStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Directory of the attempt, relative to the trial directory.
+    pub dir: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialResult {
+    pub task: TaskMeta,
+    pub agent: String,
+    pub epoch: u32,
+    pub status: TrialStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Absent when the trial is `error` (nothing to score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<TrialScore>,
+    pub usage: Usage,
+    pub wall_seconds: f64,
+    pub attempts: Vec<AttemptRecord>,
+}

@@ -1,0 +1,1100 @@
+//! The task format (v1) and its validating loader. The format is documented in
+//! `docs/task-format.md`; this module is its reference implementation.
+//!
+//! A task is a directory:
+//!
+//! ```text
+//! task.toml          metadata, turns with their events, rubric
+//! checks.star        Starlark checker functions (optional)
+//! world/files/       the agent's initial workspace
+//! world/mail/        <user>/*.eml or <user>.mbox
+//! world/calendar/    <user>.ics
+//! turns/<n>/         files injected by the events of turn n
+//! solution/<n>.jsonl the oracle's tool calls for turn n
+//! ```
+//!
+//! [`Task::load`] never panics on a malformed task: it returns every problem it finds as a
+//! [`TaskError`] with `path:line:col`, what is wrong and what to do.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+use chrono_tz::Tz;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::{Location, TaskError, TaskErrors};
+use crate::time::{WorldTime, parse_tz, parse_world_time};
+use crate::tool::ToolCall;
+use crate::verdict::{RubricKind, TurnRef};
+
+/// The services a task may declare in `apps`.
+pub const KNOWN_APPS: &[&str] = &["files", "mail", "calendar"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Difficulty {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Difficulty {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Difficulty::Easy => "easy",
+            Difficulty::Medium => "medium",
+            Difficulty::Hard => "hard",
+        }
+    }
+}
+
+/// Who the agent acts as: its mailbox and calendar.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct User {
+    pub name: String,
+    pub email: String,
+}
+
+/// An edge of the task's file dependency graph (Workspace-Bench).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileDep {
+    pub from: String,
+    pub to: String,
+}
+
+/// Per-turn limits on the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Tool calls per turn.
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u32,
+    /// Wall-clock seconds per turn.
+    #[serde(default = "default_wall_seconds")]
+    pub wall_seconds: u64,
+}
+
+fn default_max_steps() -> u32 {
+    100
+}
+fn default_wall_seconds() -> u64 {
+    1800
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: default_max_steps(),
+            wall_seconds: default_wall_seconds(),
+        }
+    }
+}
+
+/// A calendar event written inline in `task.toml` (or read from an `.ics` file by the world).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineEvent {
+    pub uid: String,
+    pub summary: String,
+    pub description: String,
+    pub location: String,
+    pub start: WorldTime,
+    pub end: WorldTime,
+    pub organizer: Option<String>,
+    pub attendees: Vec<String>,
+}
+
+/// Changes to an existing calendar event; `None` keeps the old value.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventChanges {
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub location: Option<String>,
+    pub start: Option<WorldTime>,
+    pub end: Option<WorldTime>,
+    pub attendees: Option<Vec<String>>,
+}
+
+/// What a task event does. Source files are absolute paths under `turns/<n>/`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    AddFile { path: String, source: PathBuf },
+    ReplaceFile { path: String, source: PathBuf },
+    DeleteFile { path: String },
+    DeliverMail { to: String, folder: String, source: PathBuf },
+    AddCalendarEvent { user: String, event: InlineEvent },
+    AddCalendarIcs { user: String, source: PathBuf },
+    UpdateCalendarEvent { user: String, uid: String, changes: EventChanges },
+    CancelCalendarEvent { user: String, uid: String },
+}
+
+impl EventKind {
+    /// The `kind = "..."` name of this event.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::AddFile { .. } => "add_file",
+            EventKind::ReplaceFile { .. } => "replace_file",
+            EventKind::DeleteFile { .. } => "delete_file",
+            EventKind::DeliverMail { .. } => "deliver_mail",
+            EventKind::AddCalendarEvent { .. } | EventKind::AddCalendarIcs { .. } => {
+                "add_calendar_event"
+            }
+            EventKind::UpdateCalendarEvent { .. } => "update_calendar_event",
+            EventKind::CancelCalendarEvent { .. } => "cancel_calendar_event",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// A silent event changes the world without any mention in the turn's prompt.
+    pub silent: bool,
+    pub kind: EventKind,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// 1-based.
+    pub index: u32,
+    /// The world clock during this turn.
+    pub at: WorldTime,
+    pub prompt: String,
+    pub events: Vec<Event>,
+}
+
+/// Filters on mail the agent sent (messages in the user's `Sent` folder). All given filters
+/// must hold for a message to match; the item passes when the number of matching messages is
+/// within `[min, max]`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailSentFilter {
+    /// Each address must be among the recipients (To or Cc).
+    #[serde(default)]
+    pub to: Vec<String>,
+    /// Each address must be in Cc.
+    #[serde(default)]
+    pub cc: Vec<String>,
+    /// Each address must not be a recipient (To, Cc or Bcc).
+    #[serde(default)]
+    pub not_to: Vec<String>,
+    #[serde(default)]
+    pub subject_contains: Vec<String>,
+    #[serde(default)]
+    pub body_contains: Vec<String>,
+    #[serde(default)]
+    pub body_excludes: Vec<String>,
+    /// Each name must be the file name of an attachment.
+    #[serde(default)]
+    pub attachments: Vec<String>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Filters on calendar events of one user (default: the task's user).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CalendarEventFilter {
+    pub user: Option<String>,
+    pub summary_contains: Vec<String>,
+    pub start: Option<WorldTime>,
+    pub end: Option<WorldTime>,
+    pub attendees: Vec<String>,
+    pub location_contains: Vec<String>,
+    /// Match cancelled events instead of live ones.
+    pub cancelled: bool,
+    pub min: u32,
+    pub max: Option<u32>,
+}
+
+/// The built-in predicates a rubric item can use instead of a Starlark check.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Predicate {
+    FileExists {
+        path: String,
+    },
+    FileAbsent {
+        path: String,
+    },
+    /// The file's text contains every keyword of `all` and none of `none` (case-insensitive;
+    /// numbers compared after removing thousands separators).
+    FileContains {
+        path: String,
+        all: Vec<String>,
+        none: Vec<String>,
+    },
+    MailSent(MailSentFilter),
+    CalendarEvent(CalendarEventFilter),
+    /// No two live events of the user's calendar overlap (within `[from, to)` when given).
+    CalendarNoOverlap {
+        user: Option<String>,
+        from: Option<WorldTime>,
+        to: Option<WorldTime>,
+    },
+}
+
+impl Predicate {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Predicate::FileExists { .. } => "file_exists",
+            Predicate::FileAbsent { .. } => "file_absent",
+            Predicate::FileContains { .. } => "file_contains",
+            Predicate::MailSent(_) => "mail_sent",
+            Predicate::CalendarEvent(_) => "calendar_event",
+            Predicate::CalendarNoOverlap { .. } => "calendar_no_overlap",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Evaluator {
+    /// A function `def name(w)` in `checks.star`.
+    Check(String),
+    Predicate(Predicate),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RubricItem {
+    pub id: String,
+    pub description: String,
+    pub weight: f64,
+    pub turn: TurnRef,
+    pub kind: RubricKind,
+    pub red_line: bool,
+    pub categories: Vec<String>,
+    pub evaluator: Evaluator,
+    /// Where the item's evaluator is written (for errors found later, e.g. an unknown check).
+    pub location: Location,
+}
+
+/// A loaded, validated task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub dir: PathBuf,
+    pub id: String,
+    pub title: String,
+    pub persona: String,
+    pub category: String,
+    pub difficulty: Difficulty,
+    pub abilities: Vec<String>,
+    pub apps: Vec<String>,
+    pub timezone: Tz,
+    pub user: User,
+    pub file_deps: Vec<FileDep>,
+    pub limits: Limits,
+    pub turns: Vec<Turn>,
+    pub rubric: Vec<RubricItem>,
+    /// `checks.star`: its path and source, if present.
+    pub checks: Option<(PathBuf, String)>,
+    /// The oracle's tool calls per turn (index 0 = turn 1), from `solution/<n>.jsonl`.
+    pub solution: Vec<Vec<ToolCall>>,
+}
+
+impl Task {
+    pub fn toml_path(&self) -> PathBuf {
+        self.dir.join("task.toml")
+    }
+
+    /// `world/` of this task.
+    pub fn world_dir(&self) -> PathBuf {
+        self.dir.join("world")
+    }
+
+    /// Load and validate the task in `dir`.
+    pub fn load(dir: &Path) -> Result<Task, TaskErrors> {
+        Loader::new(dir).load()
+    }
+
+    pub fn meta(&self) -> crate::result::TaskMeta {
+        crate::result::TaskMeta {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            persona: self.persona.clone(),
+            category: self.category.clone(),
+            difficulty: self.difficulty.as_str().to_string(),
+            abilities: self.abilities.clone(),
+            apps: self.apps.clone(),
+            turns: self.turns.len() as u32,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw (as written) forms.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTask {
+    id: Spanned<String>,
+    title: String,
+    persona: String,
+    category: String,
+    difficulty: Difficulty,
+    #[serde(default)]
+    abilities: Vec<String>,
+    #[serde(default)]
+    apps: Vec<Spanned<String>>,
+    #[serde(default)]
+    timezone: Option<Spanned<String>>,
+    user: User,
+    #[serde(default)]
+    file_deps: Vec<Spanned<FileDep>>,
+    #[serde(default)]
+    limits: Limits,
+    #[serde(default, rename = "turn")]
+    turns: Vec<Spanned<RawTurn>>,
+    #[serde(default)]
+    rubric: Vec<Spanned<RawRubric>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTurn {
+    at: Spanned<toml::Value>,
+    prompt: String,
+    #[serde(default, rename = "event")]
+    events: Vec<Spanned<RawEvent>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    kind: Spanned<String>,
+    silent: bool,
+    path: Option<Spanned<String>>,
+    from: Option<Spanned<String>>,
+    to: Option<String>,
+    folder: Option<String>,
+    user: Option<String>,
+    uid: Option<String>,
+    summary: Option<String>,
+    description: Option<String>,
+    location: Option<String>,
+    start: Option<Spanned<toml::Value>>,
+    end: Option<Spanned<toml::Value>>,
+    organizer: Option<String>,
+    attendees: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRubric {
+    id: Spanned<String>,
+    description: String,
+    weight: Option<Spanned<f64>>,
+    #[serde(default = "final_turn")]
+    turn: Spanned<TurnRef>,
+    kind: RubricKind,
+    #[serde(default)]
+    red_line: bool,
+    #[serde(default)]
+    categories: Vec<String>,
+    check: Option<Spanned<String>>,
+    file_exists: Option<Spanned<String>>,
+    file_absent: Option<Spanned<String>>,
+    file_contains: Option<Spanned<RawFileContains>>,
+    mail_sent: Option<Spanned<MailSentFilter>>,
+    calendar_event: Option<Spanned<RawCalendarEvent>>,
+    calendar_no_overlap: Option<Spanned<RawNoOverlap>>,
+}
+
+fn final_turn() -> Spanned<TurnRef> {
+    Spanned::new(0..0, TurnRef::Final)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFileContains {
+    path: Spanned<String>,
+    #[serde(default)]
+    all: Vec<String>,
+    #[serde(default)]
+    none: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCalendarEvent {
+    user: Option<String>,
+    #[serde(default)]
+    summary_contains: Vec<String>,
+    start: Option<Spanned<toml::Value>>,
+    end: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    attendees: Vec<String>,
+    #[serde(default)]
+    location_contains: Vec<String>,
+    #[serde(default)]
+    cancelled: bool,
+    #[serde(default = "one")]
+    min: u32,
+    max: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNoOverlap {
+    user: Option<String>,
+    from: Option<Spanned<toml::Value>>,
+    to: Option<Spanned<toml::Value>>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loader.
+
+struct Loader {
+    dir: PathBuf,
+    toml_path: PathBuf,
+    source: String,
+    errors: Vec<TaskError>,
+}
+
+impl Loader {
+    fn new(dir: &Path) -> Loader {
+        Loader {
+            dir: dir.to_path_buf(),
+            toml_path: dir.join("task.toml"),
+            source: String::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn at(&self, span: std::ops::Range<usize>) -> Location {
+        Location::from_offset(&self.toml_path, &self.source, span.start)
+    }
+
+    fn err(&mut self, span: std::ops::Range<usize>, what: impl Into<String>, hint: impl Into<String>) {
+        let loc = self.at(span);
+        self.errors.push(TaskError::new(loc, what, hint));
+    }
+
+    fn load(mut self) -> Result<Task, TaskErrors> {
+        self.source = match std::fs::read_to_string(&self.toml_path) {
+            Ok(s) => s,
+            Err(e) => {
+                return Err(TaskError::new(
+                    Location::file(&self.toml_path),
+                    format!("cannot read task.toml: {e}"),
+                    "a task is a directory with a task.toml; check the path",
+                )
+                .into());
+            }
+        };
+        let raw: RawTask = match toml::from_str(&self.source) {
+            Ok(r) => r,
+            Err(e) => {
+                let span = e.span().unwrap_or(0..0);
+                let msg = e.message().trim().to_string();
+                let hint = toml_hint(&msg);
+                self.err(span, msg, hint);
+                return Err(TaskErrors(self.errors));
+            }
+        };
+
+        let id_span = raw.id.span();
+        let id = raw.id.into_inner();
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') {
+            self.err(
+                id_span,
+                format!("task id `{id}` is empty or has characters other than letters, digits, `-`, `_`, `.`"),
+                "use a short slug such as `inbox-triage-01`; it names directories in run output",
+            );
+        }
+
+        let timezone = match raw.timezone {
+            None => Tz::UTC,
+            Some(tz) => match parse_tz(tz.get_ref()) {
+                Ok(t) => t,
+                Err(msg) => {
+                    self.err(tz.span(), msg, "see the IANA time zone database names");
+                    Tz::UTC
+                }
+            },
+        };
+
+        let mut apps = Vec::new();
+        for app in raw.apps {
+            if !KNOWN_APPS.contains(&app.get_ref().as_str()) {
+                self.err(
+                    app.span(),
+                    format!("unknown app `{}`", app.get_ref()),
+                    format!("apps are services of the world: one of {}", KNOWN_APPS.join(", ")),
+                );
+            }
+            apps.push(app.into_inner());
+        }
+
+        if !raw.user.email.contains('@') {
+            self.err(
+                0..0,
+                format!("user email `{}` is not an email address", raw.user.email),
+                "write [user] email = \"name@company.test\"",
+            );
+        }
+        let user = User {
+            name: raw.user.name,
+            email: raw.user.email.to_lowercase(),
+        };
+
+        let mut file_deps = Vec::new();
+        for dep in raw.file_deps {
+            let span = dep.span();
+            let dep = dep.into_inner();
+            for p in [&dep.from, &dep.to] {
+                if let Err(msg) = check_rel_path(p) {
+                    self.err(span.clone(), format!("file_deps path `{p}`: {msg}"), "write workspace paths relative to world/files/");
+                }
+            }
+            file_deps.push(dep);
+        }
+
+        if raw.limits.max_steps == 0 || raw.limits.wall_seconds == 0 {
+            self.err(0..0, "limits must be positive", "set [limits] max_steps and wall_seconds to at least 1");
+        }
+
+        if raw.turns.is_empty() {
+            self.err(
+                0..0,
+                "the task has no turns",
+                "add at least one [[turn]] with `at` and `prompt`",
+            );
+        }
+        let mut turns = Vec::new();
+        for (i, raw_turn) in raw.turns.into_iter().enumerate() {
+            let index = i as u32 + 1;
+            let turn_span = raw_turn.span();
+            let raw_turn = raw_turn.into_inner();
+            let at = self.time(&raw_turn.at, timezone);
+            if raw_turn.prompt.trim().is_empty() {
+                self.err(turn_span.clone(), format!("turn {index} has an empty prompt"), "write the wake-up message the agent receives");
+            }
+            let mut events = Vec::new();
+            for ev in raw_turn.events {
+                if let Some(e) = self.event(index, ev, &user, timezone) {
+                    events.push(e);
+                }
+            }
+            if let (Some(at), Some(prev)) = (at, turns.last().map(|t: &Turn| t.at))
+                && at < prev
+            {
+                self.err(raw_turn.at.span(), format!("turn {index} starts before turn {}", index - 1), "turns are working days in order; give each a later `at`");
+            }
+            turns.push(Turn {
+                index,
+                at: at.unwrap_or_else(|| chrono::DateTime::UNIX_EPOCH.fixed_offset()),
+                prompt: raw_turn.prompt,
+                events,
+            });
+        }
+
+        let n_turns = turns.len() as u32;
+        let mut rubric = Vec::new();
+        let mut seen: BTreeMap<String, Location> = BTreeMap::new();
+        for item in raw.rubric {
+            if let Some(r) = self.rubric_item(item, n_turns, timezone, &mut seen) {
+                rubric.push(r);
+            }
+        }
+        if rubric.is_empty() && self.errors.is_empty() {
+            self.err(0..0, "the task has no rubric items", "add [[rubric]] items; a task without checks cannot be scored");
+        }
+
+        let checks_path = self.dir.join("checks.star");
+        let checks = match std::fs::read_to_string(&checks_path) {
+            Ok(src) => Some((checks_path, src)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                self.errors.push(TaskError::new(
+                    Location::file(&checks_path),
+                    format!("cannot read checks.star: {e}"),
+                    "make it a readable UTF-8 file",
+                ));
+                None
+            }
+        };
+        if checks.is_none() {
+            for r in &rubric {
+                if let Evaluator::Check(name) = &r.evaluator {
+                    self.errors.push(TaskError::new(
+                        r.location.clone(),
+                        format!("rubric item `{}` uses check `{name}` but the task has no checks.star", r.id),
+                        "add checks.star with `def {name}(w): ...` or use a built-in predicate",
+                    ));
+                }
+            }
+        }
+
+        let world = self.dir.join("world");
+        if world.exists() && !world.is_dir() {
+            self.errors.push(TaskError::new(Location::file(&world), "world is not a directory", "make world/ a directory holding files/, mail/ and calendar/"));
+        }
+
+        let solution = self.solution(n_turns);
+
+        if !self.errors.is_empty() {
+            return Err(TaskErrors(self.errors));
+        }
+        Ok(Task {
+            dir: self.dir,
+            id,
+            title: raw.title,
+            persona: raw.persona,
+            category: raw.category,
+            difficulty: raw.difficulty,
+            abilities: raw.abilities,
+            apps,
+            timezone,
+            user,
+            file_deps,
+            limits: raw.limits,
+            turns,
+            rubric,
+            checks,
+            solution,
+        })
+    }
+
+    fn time(&mut self, v: &Spanned<toml::Value>, tz: Tz) -> Option<WorldTime> {
+        let text = match v.get_ref() {
+            toml::Value::Datetime(d) => d.to_string(),
+            toml::Value::String(s) => s.clone(),
+            other => {
+                self.err(v.span(), format!("expected a datetime, found {}", other.type_str()), "write e.g. 2026-03-02T09:00:00");
+                return None;
+            }
+        };
+        match parse_world_time(&text, tz) {
+            Ok(t) => Some(t),
+            Err(msg) => {
+                self.err(v.span(), msg, "datetimes without an offset are read in the task's `timezone`");
+                None
+            }
+        }
+    }
+
+    fn opt_time(&mut self, v: &Option<Spanned<toml::Value>>, tz: Tz) -> Option<Option<WorldTime>> {
+        match v {
+            None => Some(None),
+            Some(v) => self.time(v, tz).map(Some),
+        }
+    }
+
+    fn event(&mut self, turn: u32, ev: Spanned<RawEvent>, user: &User, tz: Tz) -> Option<Event> {
+        let span = ev.span();
+        let location = self.at(span.clone());
+        let ev = ev.into_inner();
+        let kind_name = ev.kind.get_ref().clone();
+        let turn_dir = self.dir.join("turns").join(turn.to_string());
+
+        // Which optional fields each kind accepts.
+        let allowed: &[&str] = match kind_name.as_str() {
+            "add_file" | "replace_file" => &["path", "from"],
+            "delete_file" => &["path"],
+            "deliver_mail" => &["from", "to", "folder"],
+            "add_calendar_event" => &["from", "user", "uid", "summary", "description", "location", "start", "end", "organizer", "attendees"],
+            "update_calendar_event" => &["user", "uid", "summary", "description", "location", "start", "end", "attendees"],
+            "cancel_calendar_event" => &["user", "uid"],
+            other => {
+                self.err(
+                    ev.kind.span(),
+                    format!("unknown event kind `{other}`"),
+                    "use one of add_file, replace_file, delete_file, deliver_mail, add_calendar_event, update_calendar_event, cancel_calendar_event",
+                );
+                return None;
+            }
+        };
+        let present: Vec<(&str, bool)> = vec![
+            ("path", ev.path.is_some()),
+            ("from", ev.from.is_some()),
+            ("to", ev.to.is_some()),
+            ("folder", ev.folder.is_some()),
+            ("user", ev.user.is_some()),
+            ("uid", ev.uid.is_some()),
+            ("summary", ev.summary.is_some()),
+            ("description", ev.description.is_some()),
+            ("location", ev.location.is_some()),
+            ("start", ev.start.is_some()),
+            ("end", ev.end.is_some()),
+            ("organizer", ev.organizer.is_some()),
+            ("attendees", ev.attendees.is_some()),
+        ];
+        let mut ok = true;
+        for (field, is_set) in present {
+            if is_set && !allowed.contains(&field) {
+                self.err(span.clone(), format!("field `{field}` does not apply to a `{kind_name}` event"), format!("a `{kind_name}` event takes: {}", allowed.join(", ")));
+                ok = false;
+            }
+        }
+        if !ok {
+            return None;
+        }
+
+        let need = |this: &mut Self, field: &str, present: bool| {
+            if !present {
+                this.err(span.clone(), format!("a `{kind_name}` event needs `{field}`"), format!("add `{field} = ...` to this [[turn.event]]"));
+            }
+            present
+        };
+        let kind = match kind_name.as_str() {
+            "add_file" | "replace_file" => {
+                let has = need(self, "path", ev.path.is_some()) & need(self, "from", ev.from.is_some());
+                if !has {
+                    return None;
+                }
+                let path = self.workspace_path(ev.path.as_ref()?)?;
+                let source = self.turn_file(&turn_dir, turn, ev.from.as_ref()?)?;
+                if kind_name == "add_file" {
+                    EventKind::AddFile { path, source }
+                } else {
+                    EventKind::ReplaceFile { path, source }
+                }
+            }
+            "delete_file" => {
+                if !need(self, "path", ev.path.is_some()) {
+                    return None;
+                }
+                EventKind::DeleteFile { path: self.workspace_path(ev.path.as_ref()?)? }
+            }
+            "deliver_mail" => {
+                if !need(self, "from", ev.from.is_some()) {
+                    return None;
+                }
+                let source = self.turn_file(&turn_dir, turn, ev.from.as_ref()?)?;
+                EventKind::DeliverMail {
+                    to: ev.to.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    folder: ev.folder.clone().unwrap_or_else(|| "INBOX".to_string()),
+                    source,
+                }
+            }
+            "add_calendar_event" => {
+                let cal_user = ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase();
+                if let Some(from) = &ev.from {
+                    let inline = ["uid", "summary", "description", "location", "start", "end", "organizer", "attendees"];
+                    if ev.uid.is_some() || ev.summary.is_some() || ev.start.is_some() || ev.end.is_some() || ev.description.is_some() || ev.location.is_some() || ev.organizer.is_some() || ev.attendees.is_some() {
+                        self.err(span.clone(), "an add_calendar_event takes either `from` (an .ics file) or inline fields, not both", format!("remove `from` or the inline fields ({})", inline.join(", ")));
+                        return None;
+                    }
+                    let source = self.turn_file(&turn_dir, turn, from)?;
+                    EventKind::AddCalendarIcs { user: cal_user, source }
+                } else {
+                    let has = need(self, "uid", ev.uid.is_some()) & need(self, "summary", ev.summary.is_some()) & need(self, "start", ev.start.is_some()) & need(self, "end", ev.end.is_some());
+                    if !has {
+                        return None;
+                    }
+                    let start = self.time(ev.start.as_ref()?, tz)?;
+                    let end = self.time(ev.end.as_ref()?, tz)?;
+                    if end < start {
+                        self.err(span.clone(), "the event ends before it starts", "check `start` and `end`");
+                        return None;
+                    }
+                    EventKind::AddCalendarEvent {
+                        user: cal_user,
+                        event: InlineEvent {
+                            uid: ev.uid.clone()?,
+                            summary: ev.summary.clone()?,
+                            description: ev.description.clone().unwrap_or_default(),
+                            location: ev.location.clone().unwrap_or_default(),
+                            start,
+                            end,
+                            organizer: ev.organizer.clone().map(|o| o.to_lowercase()),
+                            attendees: ev.attendees.clone().unwrap_or_default().into_iter().map(|a| a.to_lowercase()).collect(),
+                        },
+                    }
+                }
+            }
+            "update_calendar_event" => {
+                if !need(self, "uid", ev.uid.is_some()) {
+                    return None;
+                }
+                let start = self.opt_time(&ev.start, tz)?;
+                let end = self.opt_time(&ev.end, tz)?;
+                EventKind::UpdateCalendarEvent {
+                    user: ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    uid: ev.uid.clone()?,
+                    changes: EventChanges {
+                        summary: ev.summary.clone(),
+                        description: ev.description.clone(),
+                        location: ev.location.clone(),
+                        start,
+                        end,
+                        attendees: ev.attendees.clone().map(|v| v.into_iter().map(|a| a.to_lowercase()).collect()),
+                    },
+                }
+            }
+            "cancel_calendar_event" => {
+                if !need(self, "uid", ev.uid.is_some()) {
+                    return None;
+                }
+                EventKind::CancelCalendarEvent {
+                    user: ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    uid: ev.uid.clone()?,
+                }
+            }
+            _ => return None,
+        };
+        Some(Event { silent: ev.silent, kind, location })
+    }
+
+    fn workspace_path(&mut self, p: &Spanned<String>) -> Option<String> {
+        match check_rel_path(p.get_ref()) {
+            Ok(()) => Some(p.get_ref().clone()),
+            Err(msg) => {
+                self.err(p.span(), format!("path `{}`: {msg}", p.get_ref()), "write a path relative to the workspace, e.g. reports/q3.md");
+                None
+            }
+        }
+    }
+
+    fn turn_file(&mut self, turn_dir: &Path, turn: u32, from: &Spanned<String>) -> Option<PathBuf> {
+        if let Err(msg) = check_rel_path(from.get_ref()) {
+            self.err(from.span(), format!("`from = \"{}\"`: {msg}", from.get_ref()), format!("name a file under turns/{turn}/"));
+            return None;
+        }
+        let source = turn_dir.join(from.get_ref());
+        if !source.is_file() {
+            self.err(
+                from.span(),
+                format!("seed file turns/{turn}/{} does not exist", from.get_ref()),
+                format!("create it, or fix `from` (it is relative to turns/{turn}/)"),
+            );
+            return None;
+        }
+        Some(source)
+    }
+
+    fn rubric_item(&mut self, item: Spanned<RawRubric>, n_turns: u32, tz: Tz, seen: &mut BTreeMap<String, Location>) -> Option<RubricItem> {
+        let span = item.span();
+        let item = item.into_inner();
+        let id_loc = self.at(item.id.span());
+        let id = item.id.get_ref().clone();
+        let mut ok = true;
+        if id.trim().is_empty() {
+            self.err(item.id.span(), "empty rubric id", "give every rubric item a unique id");
+            ok = false;
+        }
+        if let Some(first) = seen.get(&id) {
+            let first = first.to_string();
+            self.err(item.id.span(), format!("duplicate rubric id `{id}` (first used at {first})"), "rubric ids must be unique within a task");
+            ok = false;
+        } else {
+            seen.insert(id.clone(), id_loc);
+        }
+        let weight = match &item.weight {
+            None => 1.0,
+            Some(w) => {
+                let v = *w.get_ref();
+                if !(v.is_finite() && v > 0.0) {
+                    self.err(w.span(), format!("weight {v} of `{id}` is not positive"), "weights must be > 0; to exclude an item, delete it");
+                    ok = false;
+                }
+                v
+            }
+        };
+        if let TurnRef::Turn(n) = item.turn.get_ref()
+            && *n > n_turns
+        {
+            self.err(item.turn.span(), format!("rubric item `{id}` is for turn {n} but the task has {n_turns} turn(s)"), format!("use a turn from 1 to {n_turns}, or \"final\""));
+            ok = false;
+        }
+
+        let mut evaluators: Vec<(std::ops::Range<usize>, Evaluator)> = Vec::new();
+        if let Some(c) = &item.check {
+            if !is_identifier(c.get_ref()) {
+                self.err(c.span(), format!("`{}` is not a Starlark function name", c.get_ref()), "name a `def` in checks.star");
+                ok = false;
+            }
+            evaluators.push((c.span(), Evaluator::Check(c.get_ref().clone())));
+        }
+        if let Some(p) = &item.file_exists {
+            let path = self.workspace_path(p);
+            ok &= path.is_some();
+            evaluators.push((p.span(), Evaluator::Predicate(Predicate::FileExists { path: path.unwrap_or_default() })));
+        }
+        if let Some(p) = &item.file_absent {
+            let path = self.workspace_path(p);
+            ok &= path.is_some();
+            evaluators.push((p.span(), Evaluator::Predicate(Predicate::FileAbsent { path: path.unwrap_or_default() })));
+        }
+        if let Some(fc) = &item.file_contains {
+            let raw = fc.get_ref();
+            let path = self.workspace_path(&raw.path);
+            ok &= path.is_some();
+            if raw.all.is_empty() && raw.none.is_empty() {
+                self.err(fc.span(), "file_contains has no keywords", "give `all = [...]` and/or `none = [...]`");
+                ok = false;
+            }
+            evaluators.push((fc.span(), Evaluator::Predicate(Predicate::FileContains { path: path.unwrap_or_default(), all: raw.all.clone(), none: raw.none.clone() })));
+        }
+        if let Some(m) = &item.mail_sent {
+            let f = m.get_ref().clone();
+            if let Some(max) = f.max
+                && max < f.min
+            {
+                self.err(m.span(), format!("mail_sent max {max} is below min {}", f.min), "make max ≥ min");
+                ok = false;
+            }
+            evaluators.push((m.span(), Evaluator::Predicate(Predicate::MailSent(f))));
+        }
+        if let Some(c) = &item.calendar_event {
+            let raw = c.get_ref();
+            let start = self.opt_time(&raw.start, tz);
+            let end = self.opt_time(&raw.end, tz);
+            ok &= start.is_some() && end.is_some();
+            if let Some(max) = raw.max
+                && max < raw.min
+            {
+                self.err(c.span(), format!("calendar_event max {max} is below min {}", raw.min), "make max ≥ min");
+                ok = false;
+            }
+            evaluators.push((
+                c.span(),
+                Evaluator::Predicate(Predicate::CalendarEvent(CalendarEventFilter {
+                    user: raw.user.clone().map(|u| u.to_lowercase()),
+                    summary_contains: raw.summary_contains.clone(),
+                    start: start.flatten(),
+                    end: end.flatten(),
+                    attendees: raw.attendees.iter().map(|a| a.to_lowercase()).collect(),
+                    location_contains: raw.location_contains.clone(),
+                    cancelled: raw.cancelled,
+                    min: raw.min,
+                    max: raw.max,
+                })),
+            ));
+        }
+        if let Some(c) = &item.calendar_no_overlap {
+            let raw = c.get_ref();
+            let from = self.opt_time(&raw.from, tz);
+            let to = self.opt_time(&raw.to, tz);
+            ok &= from.is_some() && to.is_some();
+            evaluators.push((c.span(), Evaluator::Predicate(Predicate::CalendarNoOverlap { user: raw.user.clone().map(|u| u.to_lowercase()), from: from.flatten(), to: to.flatten() })));
+        }
+        let (ev_span, evaluator) = match evaluators.len() {
+            1 => evaluators.pop()?,
+            0 => {
+                self.err(span, format!("rubric item `{id}` has no evaluator"), "give exactly one of: check, file_exists, file_absent, file_contains, mail_sent, calendar_event, calendar_no_overlap");
+                return None;
+            }
+            _ => {
+                let names: Vec<String> = evaluators
+                    .iter()
+                    .map(|(_, e)| match e {
+                        Evaluator::Check(_) => "check".to_string(),
+                        Evaluator::Predicate(p) => p.name().to_string(),
+                    })
+                    .collect();
+                self.err(span, format!("rubric item `{id}` has {} evaluators ({})", names.len(), names.join(", ")), "keep exactly one; split it into several items if you need several");
+                return None;
+            }
+        };
+        if !ok {
+            return None;
+        }
+        Some(RubricItem {
+            id,
+            description: item.description,
+            weight,
+            turn: *item.turn.get_ref(),
+            kind: item.kind,
+            red_line: item.red_line,
+            categories: item.categories,
+            evaluator,
+            location: self.at(ev_span),
+        })
+    }
+
+    fn solution(&mut self, n_turns: u32) -> Vec<Vec<ToolCall>> {
+        let dir = self.dir.join("solution");
+        let mut out = vec![Vec::new(); n_turns as usize];
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return out;
+        };
+        let mut names: BTreeSet<PathBuf> = BTreeSet::new();
+        for e in entries.flatten() {
+            names.insert(e.path());
+        }
+        for path in names {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+            let Some(stem) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            let n: u32 = match stem.parse() {
+                Ok(n) if n >= 1 && n <= n_turns => n,
+                _ => {
+                    self.errors.push(TaskError::new(
+                        Location::file(&path),
+                        format!("solution file `{name}` does not name a turn of this task (it has {n_turns})"),
+                        format!("name solution files 1.jsonl … {n_turns}.jsonl"),
+                    ));
+                    continue;
+                }
+            };
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.errors.push(TaskError::new(Location::file(&path), format!("cannot read: {e}"), "make it a UTF-8 JSONL file"));
+                    continue;
+                }
+            };
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<ToolCall>(line) {
+                    Ok(call) => out[n as usize - 1].push(call),
+                    Err(e) => self.errors.push(TaskError::new(
+                        Location { path: path.clone(), line: i + 1, col: e.column().max(1) },
+                        format!("not a tool call: {e}"),
+                        "each line is {\"tool\": \"files_write\", \"args\": {...}}",
+                    )),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A workspace path must be relative, non-empty and stay inside the workspace.
+pub fn check_rel_path(p: &str) -> Result<(), String> {
+    if p.trim().is_empty() {
+        return Err("empty path".into());
+    }
+    let path = Path::new(p);
+    if path.is_absolute() || p.starts_with('/') || p.starts_with('\\') {
+        return Err("absolute paths are not allowed".into());
+    }
+    for c in path.components() {
+        match c {
+            Component::ParentDir => return Err("`..` is not allowed".into()),
+            Component::Prefix(_) | Component::RootDir => return Err("absolute paths are not allowed".into()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn toml_hint(msg: &str) -> String {
+    if msg.contains("unknown field") {
+        "remove the key or fix its spelling (see docs/task-format.md)".into()
+    } else if msg.contains("missing field") {
+        "add the field (see docs/task-format.md)".into()
+    } else if msg.contains("invalid type") {
+        "give the value the type docs/task-format.md lists for this key".into()
+    } else if msg.contains("unknown variant") {
+        "use one of the values listed".into()
+    } else {
+        "fix the TOML syntax here".into()
+    }
+}

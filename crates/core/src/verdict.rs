@@ -1,0 +1,104 @@
+//! The outcome of one rubric item.
+//!
+//! A verdict carries the item's weight, kind, red-line flag and categories so that every
+//! score can be computed from `verdicts.json` alone.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// When a rubric item is evaluated: after turn `n` (1-based) or after the last turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TurnRef {
+    Turn(u32),
+    Final,
+}
+
+impl fmt::Display for TurnRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TurnRef::Turn(n) => write!(f, "{n}"),
+            TurnRef::Final => f.write_str("final"),
+        }
+    }
+}
+
+impl Serialize for TurnRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TurnRef::Turn(n) => s.serialize_u32(*n),
+            TurnRef::Final => s.serialize_str("final"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TurnRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(i64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) if n >= 1 && n <= u32::MAX as i64 => Ok(TurnRef::Turn(n as u32)),
+            Raw::N(n) => Err(serde::de::Error::custom(format!(
+                "turn {n} is not a turn number; turns count from 1 (or write \"final\")"
+            ))),
+            Raw::S(s) if s == "final" => Ok(TurnRef::Final),
+            Raw::S(s) => Err(serde::de::Error::custom(format!(
+                "turn `{s}` is neither a turn number nor \"final\""
+            ))),
+        }
+    }
+}
+
+/// Foundation / process / result (Workspace-Bench's rubric kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RubricKind {
+    Foundation,
+    Process,
+    Result,
+}
+
+impl RubricKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RubricKind::Foundation => "foundation",
+            RubricKind::Process => "process",
+            RubricKind::Result => "result",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictStatus {
+    Passed,
+    Failed,
+    /// The check itself broke (Starlark error, limit hit, judge failure): never a silent fail.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub id: String,
+    pub turn: TurnRef,
+    pub status: VerdictStatus,
+    pub weight: f64,
+    pub kind: RubricKind,
+    #[serde(default)]
+    pub red_line: bool,
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Why: the check's own detail, or the error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.status == VerdictStatus::Passed
+    }
+}

@@ -1,0 +1,298 @@
+//! The workspace: a real directory per trial, every path confined to it.
+//!
+//! Paths given by agents are relative to the workspace. Absolute paths, `..` and symlinks
+//! that lead outside are refused with a message; nothing outside the workspace is ever read
+//! or written.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+/// One entry of a listing.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct FileInfo {
+    /// Relative to the workspace, `/`-separated.
+    pub path: String,
+    pub size: u64,
+    /// `file` or `dir`.
+    pub kind: &'static str,
+}
+
+/// Reading limit for one file through tools and checks (larger files are refused).
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Files {
+    root: PathBuf,
+    /// Canonical form of `root`, for confinement checks.
+    canonical_root: PathBuf,
+}
+
+impl Files {
+    pub(crate) fn new(root: PathBuf) -> std::io::Result<Files> {
+        std::fs::create_dir_all(&root)?;
+        let canonical_root = root.canonicalize()?;
+        Ok(Files { root, canonical_root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolve a workspace path to a real path inside the workspace, or say why not.
+    /// The path need not exist; every existing ancestor must resolve inside the workspace.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
+        let rel = rel.trim();
+        let clean = normalize(rel)?;
+        let full = self.canonical_root.join(&clean);
+        // The longest existing ancestor (including the path itself) must resolve inside.
+        let mut probe = full.clone();
+        loop {
+            if std::fs::symlink_metadata(&probe).is_ok() {
+                match probe.canonicalize() {
+                    Ok(real) if real.starts_with(&self.canonical_root) => break,
+                    Ok(_) => {
+                        return Err(format!(
+                            "`{rel}` leads outside the workspace through a symbolic link; only paths inside the workspace can be used"
+                        ));
+                    }
+                    // A dangling symlink: refuse, it may point anywhere.
+                    Err(_) => {
+                        return Err(format!(
+                            "`{rel}` goes through a broken symbolic link; use another path"
+                        ));
+                    }
+                }
+            }
+            if !probe.pop() || probe == self.canonical_root {
+                break;
+            }
+        }
+        Ok(full)
+    }
+
+    /// Does a file or directory exist at this workspace path?
+    pub fn exists(&self, rel: &str) -> bool {
+        self.resolve(rel).map(|p| p.exists()).unwrap_or(false)
+    }
+
+    pub fn is_dir(&self, rel: &str) -> bool {
+        self.resolve(rel).map(|p| p.is_dir()).unwrap_or(false)
+    }
+
+    /// The bytes of a file.
+    pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
+        let p = self.resolve(rel)?;
+        let meta = std::fs::metadata(&p).map_err(|_| format!("no file `{rel}` in the workspace"))?;
+        if meta.is_dir() {
+            return Err(format!("`{rel}` is a directory; list it with files_list"));
+        }
+        if meta.len() > MAX_READ_BYTES {
+            return Err(format!("`{rel}` is {} bytes, over the {MAX_READ_BYTES}-byte read limit", meta.len()));
+        }
+        std::fs::read(&p).map_err(|e| format!("cannot read `{rel}`: {e}"))
+    }
+
+    /// The text of a file; an error if the file is binary (not UTF-8 or holds NUL bytes).
+    pub fn read_text(&self, rel: &str) -> Result<String, String> {
+        let bytes = self.read_bytes(rel)?;
+        if is_binary(&bytes) {
+            return Err(format!("`{rel}` is a binary file ({} bytes), not text", bytes.len()));
+        }
+        String::from_utf8(bytes).map_err(|_| format!("`{rel}` is not UTF-8 text"))
+    }
+
+    /// Entries under `dir` ("" = the workspace), sorted by path; directories included.
+    pub fn list(&self, dir: &str, recursive: bool) -> Result<Vec<FileInfo>, String> {
+        let base = if dir.trim().is_empty() || dir.trim() == "." {
+            self.canonical_root.clone()
+        } else {
+            self.resolve(dir)?
+        };
+        if !base.is_dir() {
+            return Err(format!("no directory `{dir}` in the workspace"));
+        }
+        let mut out = Vec::new();
+        let walker = walkdir::WalkDir::new(&base)
+            .min_depth(1)
+            .max_depth(if recursive { usize::MAX } else { 1 })
+            .follow_links(false)
+            .sort_by_file_name();
+        for entry in walker.into_iter().flatten() {
+            let Ok(rel) = entry.path().strip_prefix(&self.canonical_root) else {
+                continue;
+            };
+            let path = to_slash(rel);
+            let ft = entry.file_type();
+            if ft.is_dir() {
+                out.push(FileInfo { path, size: 0, kind: "dir" });
+            } else {
+                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push(FileInfo { path, size, kind: "file" });
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Every file (not directory) in the workspace, sorted.
+    pub fn all_files(&self) -> Vec<FileInfo> {
+        self.list("", true)
+            .map(|v| v.into_iter().filter(|f| f.kind == "file").collect())
+            .unwrap_or_default()
+    }
+
+    /// Write a file, creating parent directories. Returns whether it was created.
+    pub(crate) fn write(&self, rel: &str, data: &[u8]) -> Result<bool, String> {
+        let p = self.resolve(rel)?;
+        if p.is_dir() {
+            return Err(format!("`{rel}` is a directory"));
+        }
+        let created = !p.exists();
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder of `{rel}`: {e}"))?;
+        }
+        // Re-check after creating parents (a parent could have been a symlink).
+        self.resolve(rel)?;
+        std::fs::write(&p, data).map_err(|e| format!("cannot write `{rel}`: {e}"))?;
+        Ok(created)
+    }
+
+    pub(crate) fn delete(&self, rel: &str, recursive: bool) -> Result<(), String> {
+        let p = self.resolve(rel)?;
+        if p == self.canonical_root {
+            return Err("the workspace itself cannot be deleted".into());
+        }
+        let meta = std::fs::symlink_metadata(&p).map_err(|_| format!("no file `{rel}` in the workspace"))?;
+        if meta.is_dir() {
+            if !recursive {
+                return Err(format!("`{rel}` is a directory; pass recursive=true to delete it and its contents"));
+            }
+            std::fs::remove_dir_all(&p).map_err(|e| format!("cannot delete `{rel}`: {e}"))
+        } else {
+            std::fs::remove_file(&p).map_err(|e| format!("cannot delete `{rel}`: {e}"))
+        }
+    }
+
+    pub(crate) fn rename(&self, from: &str, to: &str, overwrite: bool) -> Result<(), String> {
+        let src = self.resolve(from)?;
+        let dst = self.resolve(to)?;
+        if src == self.canonical_root || dst == self.canonical_root {
+            return Err("the workspace itself cannot be moved".into());
+        }
+        if std::fs::symlink_metadata(&src).is_err() {
+            return Err(format!("no file `{from}` in the workspace"));
+        }
+        if dst.exists() && !overwrite {
+            return Err(format!("`{to}` already exists; pass overwrite=true to replace it"));
+        }
+        if dst.starts_with(&src) && dst != src {
+            return Err(format!("cannot move `{from}` into itself"));
+        }
+        if let Some(parent) = dst.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder of `{to}`: {e}"))?;
+        }
+        std::fs::rename(&src, &dst).map_err(|e| format!("cannot move `{from}` to `{to}`: {e}"))
+    }
+}
+
+/// True if the bytes are not text: a NUL byte in the first 8 KiB, or invalid UTF-8.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8192).any(|b| *b == 0) || std::str::from_utf8(bytes).is_err()
+}
+
+/// Check a workspace path and return it as a clean relative path.
+fn normalize(rel: &str) -> Result<PathBuf, String> {
+    if rel.is_empty() || rel == "." {
+        return Ok(PathBuf::new());
+    }
+    if rel.contains('\0') {
+        return Err("paths cannot contain NUL bytes".into());
+    }
+    let p = Path::new(rel);
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(format!("`{rel}` uses `..`; paths must stay inside the workspace"));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!(
+                    "`{rel}` is an absolute path; give a path relative to the workspace"
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn to_slash(p: &Path) -> String {
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> (tempfile::TempDir, Files) {
+        let d = tempfile::tempdir().unwrap();
+        let f = Files::new(d.path().join("ws")).unwrap();
+        (d, f)
+    }
+
+    #[test]
+    fn refuses_parent_absolute_and_nul() {
+        let (_d, f) = ws();
+        assert!(f.resolve("../x").unwrap_err().contains(".."));
+        assert!(f.resolve("a/../../x").is_err());
+        assert!(f.resolve("/etc/passwd").unwrap_err().contains("absolute"));
+        assert!(f.resolve("a\0b").is_err());
+        assert!(f.resolve("a/./b.txt").is_ok());
+    }
+
+    #[test]
+    fn refuses_symlinks_leading_outside() {
+        let (d, f) = ws();
+        let outside = d.path().join("secret");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("s.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, f.root().join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.join("s.txt"), f.root().join("file-link")).unwrap();
+        assert!(f.read_text("link/s.txt").unwrap_err().contains("symbolic link"));
+        assert!(f.read_text("file-link").unwrap_err().contains("symbolic link"));
+        assert!(f.write("link/new.txt", b"x").is_err());
+        assert!(!outside.join("new.txt").exists());
+        // A symlink inside the workspace is fine.
+        std::fs::write(f.root().join("in.txt"), "hello").unwrap();
+        std::os::unix::fs::symlink(f.root().join("in.txt"), f.root().join("in-link")).unwrap();
+        assert_eq!(f.read_text("in-link").unwrap(), "hello");
+    }
+
+    #[test]
+    fn binary_files_are_reported_as_such() {
+        let (_d, f) = ws();
+        f.write("b.bin", &[0u8, 1, 2]).unwrap();
+        assert!(f.read_text("b.bin").unwrap_err().contains("binary"));
+        f.write("t.txt", "héllo".as_bytes()).unwrap();
+        assert_eq!(f.read_text("t.txt").unwrap(), "héllo");
+    }
+
+    #[test]
+    fn list_is_sorted_and_recursive() {
+        let (_d, f) = ws();
+        f.write("b/z.txt", b"1").unwrap();
+        f.write("a.txt", b"22").unwrap();
+        let all: Vec<String> = f.list("", true).unwrap().into_iter().map(|e| e.path).collect();
+        assert_eq!(all, vec!["a.txt", "b", "b/z.txt"]);
+        let top: Vec<String> = f.list("", false).unwrap().into_iter().map(|e| e.path).collect();
+        assert_eq!(top, vec!["a.txt", "b"]);
+    }
+}

@@ -1,0 +1,153 @@
+//! The office world of one trial.
+//!
+//! A [`World`] is a workspace directory plus the state of each service (mail, calendar). It is
+//! built from a task's `world/` ([`World::build`]), changed by task events
+//! ([`World::begin_turn`]) and by the agent through tools ([`World::call_tool`]), and
+//! snapshotted after every turn ([`World::snapshot`] / [`World::restore`]). Every change goes
+//! through one event log ([`World::log`]) with its actor, turn and world time.
+//!
+//! Checks read the world through typed accessors: [`World::files`], [`World::mail`],
+//! [`World::calendar`], [`World::log`].
+
+pub mod calendar;
+mod error;
+mod events;
+pub mod files;
+pub mod mail;
+mod snapshot;
+pub mod tools;
+
+use std::path::{Path, PathBuf};
+
+use bureau_core::log::{Actor, LogEntry};
+use bureau_core::task::{Task, Turn, User};
+use bureau_core::time::WorldTime;
+use bureau_core::tool::{ToolOutcome, ToolSpec};
+use chrono_tz::Tz;
+use serde_json::Value;
+
+pub use calendar::CalendarState;
+pub use error::WorldError;
+pub use files::{FileInfo, Files};
+pub use mail::{MailState, StoredMail};
+pub use snapshot::{FileRecord, Snapshot};
+
+/// The live office of one trial.
+#[derive(Debug)]
+pub struct World {
+    root: PathBuf,
+    files: Files,
+    mail: MailState,
+    calendar: CalendarState,
+    user: User,
+    timezone: Tz,
+    turn: u32,
+    now: WorldTime,
+    log: Vec<LogEntry>,
+    /// The workspace manifest right after the build (turn 0), for [`World::changed_files`].
+    baseline: Snapshot,
+}
+
+impl World {
+    /// Build the world of `task` in `root` (created if missing; must be empty). The workspace
+    /// is `root/workspace`; blobs of snapshots go to `root/blobs`.
+    pub fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
+        events::build(task, root)
+    }
+
+    /// Start turn `turn`: set the world clock and apply the turn's events (actor: task).
+    pub fn begin_turn(&mut self, turn: &Turn) -> Result<(), WorldError> {
+        self.turn = turn.index;
+        self.now = turn.at;
+        for ev in &turn.events {
+            events::apply(self, ev)?;
+        }
+        Ok(())
+    }
+
+    /// Every tool an agent can call, sorted by name.
+    pub fn tool_specs() -> Vec<ToolSpec> {
+        tools::specs()
+    }
+
+    /// Call a tool as `actor`. Invalid arguments or impossible actions are tool errors with a
+    /// message the agent can act on; they never panic and never change the world.
+    pub fn call_tool(&mut self, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
+        tools::call(self, actor, name, args)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    /// The agent's workspace directory.
+    pub fn workspace(&self) -> &Path {
+        self.files.root()
+    }
+    pub fn user(&self) -> &User {
+        &self.user
+    }
+    pub fn timezone(&self) -> Tz {
+        self.timezone
+    }
+    /// The current turn (0 before the first turn).
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+    /// The world clock.
+    pub fn now(&self) -> WorldTime {
+        self.now
+    }
+    pub fn files(&self) -> &Files {
+        &self.files
+    }
+    pub fn mail(&self) -> &MailState {
+        &self.mail
+    }
+    pub fn calendar(&self) -> &CalendarState {
+        &self.calendar
+    }
+    /// The world event log, in order.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Append to the event log.
+    pub(crate) fn record(&mut self, actor: Actor, service: &str, action: &str, silent: bool, payload: Value) {
+        let seq = self.log.len() as u64 + 1;
+        self.log.push(LogEntry {
+            seq,
+            turn: self.turn,
+            time: self.now,
+            actor,
+            service: service.to_string(),
+            action: action.to_string(),
+            silent,
+            payload,
+        });
+    }
+
+    /// Snapshot the whole world: a manifest of the workspace with content hashes (contents
+    /// stored once in `root/blobs/`), the service state as canonical JSON, the log length.
+    pub fn snapshot(&self) -> Result<Snapshot, WorldError> {
+        snapshot::take(self)
+    }
+
+    /// Restore a snapshot taken of this world (or of a world with the same `root`): the
+    /// workspace, the services, the clock and the log are exactly as they were.
+    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), WorldError> {
+        snapshot::restore(self, snap)
+    }
+
+    /// Workspace paths created or modified since the world was built, and deleted ones.
+    pub fn changed_files(&self) -> Result<ChangedFiles, WorldError> {
+        snapshot::changed(self)
+    }
+}
+
+/// What changed in the workspace since the build.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChangedFiles {
+    pub created: Vec<String>,
+    pub modified: Vec<String>,
+    pub deleted: Vec<String>,
+}
