@@ -12,6 +12,8 @@ pub const CANCELLED: &str = "CANCELLED";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CalendarState {
     pub(crate) calendars: BTreeMap<String, BTreeMap<String, CalEvent>>,
+    /// Counter for UIDs of events the agent creates (`evt-<n>@bureau`).
+    pub(crate) created: u64,
 }
 
 impl CalendarState {

@@ -30,7 +30,7 @@ pub use calendar::CalendarState;
 pub use error::WorldError;
 pub use files::{FileInfo, Files};
 pub use mail::{MailState, StoredMail};
-pub use snapshot::{FileRecord, Snapshot};
+pub use snapshot::{FileRecord, Services, Snapshot};
 
 /// The live office of one trial.
 #[derive(Debug)]

@@ -1,10 +1,217 @@
-use crate::{ChangedFiles, World, WorldError};
+//! Snapshots: the whole world at a point in time, restorable exactly.
+//!
+//! A snapshot is canonical JSON: a manifest of the workspace (path → size, content hash,
+//! permissions; directories; symbolic links), the service states, the clock and the event
+//! log. File contents are stored once, content-addressed, in `<world root>/blobs/<hash>`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use bureau_core::log::LogEntry;
+use bureau_core::time::WorldTime;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+use crate::files::to_slash;
+use crate::{CalendarState, ChangedFiles, MailState, World, WorldError};
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileRecord { pub size: u64, pub hash: String }
+pub struct FileRecord {
+    pub size: u64,
+    /// BLAKE3 of the content, hex.
+    pub hash: String,
+    /// Unix permission bits.
+    pub mode: u32,
+}
+
+/// The service states, as one canonical JSON object.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Services {
+    pub mail: MailState,
+    pub calendar: CalendarState,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot { pub turn: u32, pub files: BTreeMap<String, FileRecord>, pub services: serde_json::Value, pub log_len: usize }
-pub(crate) fn take(_w: &World) -> Result<Snapshot, WorldError> { todo!() }
-pub(crate) fn restore(_w: &mut World, _s: &Snapshot) -> Result<(), WorldError> { todo!() }
-pub(crate) fn changed(_w: &World) -> Result<ChangedFiles, WorldError> { todo!() }
+pub struct Snapshot {
+    pub turn: u32,
+    pub now: WorldTime,
+    pub files: BTreeMap<String, FileRecord>,
+    pub dirs: BTreeSet<String>,
+    /// Symbolic links in the workspace: path → target as written.
+    pub symlinks: BTreeMap<String, String>,
+    pub services: Services,
+    pub log: Vec<LogEntry>,
+}
+
+impl Snapshot {
+    pub(crate) fn empty() -> Snapshot {
+        Snapshot {
+            turn: 0,
+            now: chrono::DateTime::UNIX_EPOCH.fixed_offset(),
+            files: BTreeMap::new(),
+            dirs: BTreeSet::new(),
+            symlinks: BTreeMap::new(),
+            services: Services::default(),
+            log: Vec::new(),
+        }
+    }
+
+    /// A digest of the workspace part of the snapshot (paths, hashes, modes, dirs, links).
+    pub fn tree_digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for (p, r) in &self.files {
+            h.update(format!("f\0{p}\0{}\0{}\0{:o}\n", r.size, r.hash, r.mode).as_bytes());
+        }
+        for d in &self.dirs {
+            h.update(format!("d\0{d}\n").as_bytes());
+        }
+        for (p, t) in &self.symlinks {
+            h.update(format!("l\0{p}\0{t}\n").as_bytes());
+        }
+        h.finalize().to_hex().to_string()
+    }
+}
+
+struct Manifest {
+    files: BTreeMap<String, FileRecord>,
+    dirs: BTreeSet<String>,
+    symlinks: BTreeMap<String, String>,
+}
+
+/// Walk the workspace; with `store`, copy new contents into the blob store.
+fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
+    let root = world.files.root();
+    let blobs = world.root.join("blobs");
+    if store {
+        std::fs::create_dir_all(&blobs).map_err(|e| WorldError::io(&blobs, e))?;
+    }
+    let mut m = Manifest { files: BTreeMap::new(), dirs: BTreeSet::new(), symlinks: BTreeMap::new() };
+    for entry in walkdir::WalkDir::new(root).min_depth(1).follow_links(false).sort_by_file_name() {
+        let entry = entry.map_err(|e| WorldError::Snapshot(format!("cannot walk the workspace: {e}")))?;
+        let rel = entry.path().strip_prefix(root).map(to_slash).unwrap_or_default();
+        let ft = entry.file_type();
+        if ft.is_symlink() {
+            let target = std::fs::read_link(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
+            m.symlinks.insert(rel, target.to_string_lossy().into_owned());
+        } else if ft.is_dir() {
+            m.dirs.insert(rel);
+        } else {
+            let data = std::fs::read(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
+            let meta = entry.metadata().map_err(|e| WorldError::Snapshot(e.to_string()))?;
+            let hash = blake3::hash(&data).to_hex().to_string();
+            if store {
+                let blob = blobs.join(&hash);
+                if !blob.exists() {
+                    let tmp = blobs.join(format!("{hash}.tmp"));
+                    std::fs::write(&tmp, &data).map_err(|e| WorldError::io(&tmp, e))?;
+                    std::fs::rename(&tmp, &blob).map_err(|e| WorldError::io(&blob, e))?;
+                }
+            }
+            m.files.insert(rel, FileRecord { size: data.len() as u64, hash, mode: meta.permissions().mode() & 0o7777 });
+        }
+    }
+    Ok(m)
+}
+
+pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
+    let m = manifest(world, true)?;
+    Ok(Snapshot {
+        turn: world.turn,
+        now: world.now,
+        files: m.files,
+        dirs: m.dirs,
+        symlinks: m.symlinks,
+        services: Services { mail: world.mail.clone(), calendar: world.calendar.clone() },
+        log: world.log.clone(),
+    })
+}
+
+pub(crate) fn restore(world: &mut World, snap: &Snapshot) -> Result<(), WorldError> {
+    let root = world.files.root().to_path_buf();
+    let blobs = world.root.join("blobs");
+    let current = manifest(world, false)?;
+    // Remove what the snapshot does not have (deepest first), and links that differ.
+    let mut doomed: Vec<String> = Vec::new();
+    for (p, rec) in &current.files {
+        if snap.files.get(p).is_none_or(|r| r.hash != rec.hash) {
+            doomed.push(p.clone());
+        }
+    }
+    for (p, t) in &current.symlinks {
+        if snap.symlinks.get(p) != Some(t) {
+            doomed.push(p.clone());
+        }
+    }
+    for p in &doomed {
+        let full = root.join(p);
+        std::fs::remove_file(&full).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for d in current.dirs.iter().rev() {
+        if !snap.dirs.contains(d) {
+            let full = root.join(d);
+            // Contents were removed above unless they belong to the snapshot (then it is not a dir).
+            std::fs::remove_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
+        }
+    }
+    for d in &snap.dirs {
+        let full = root.join(d);
+        std::fs::create_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for (p, rec) in &snap.files {
+        let full = root.join(p);
+        let same = current.files.get(p).is_some_and(|r| r.hash == rec.hash);
+        if !same {
+            let blob = blobs.join(&rec.hash);
+            copy_blob(&blob, &full)?;
+        }
+        let perms = std::fs::Permissions::from_mode(rec.mode);
+        std::fs::set_permissions(&full, perms).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for (p, target) in &snap.symlinks {
+        let full = root.join(p);
+        if current.symlinks.get(p) != Some(target) {
+            std::os::unix::fs::symlink(target, &full).map_err(|e| WorldError::io(&full, e))?;
+        }
+    }
+    world.mail = snap.services.mail.clone();
+    world.calendar = snap.services.calendar.clone();
+    world.log = snap.log.clone();
+    world.turn = snap.turn;
+    world.now = snap.now;
+
+    let after = manifest(world, false)?;
+    let check = Snapshot { files: after.files, dirs: after.dirs, symlinks: after.symlinks, ..Snapshot::empty() };
+    if check.tree_digest() != snap.tree_digest() {
+        return Err(WorldError::Snapshot("the restored workspace differs from the snapshot".into()));
+    }
+    Ok(())
+}
+
+fn copy_blob(blob: &Path, to: &Path) -> Result<(), WorldError> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| WorldError::io(parent, e))?;
+    }
+    // A fresh file (not an in-place overwrite) so hard links made by the agent are broken.
+    let _ = std::fs::remove_file(to);
+    std::fs::copy(blob, to).map_err(|e| WorldError::Snapshot(format!("missing blob {}: {e}", blob.display())))?;
+    Ok(())
+}
+
+pub(crate) fn changed(world: &World) -> Result<ChangedFiles, WorldError> {
+    let now = manifest(world, false)?;
+    let base = &world.baseline.files;
+    let mut out = ChangedFiles::default();
+    for (p, rec) in &now.files {
+        match base.get(p) {
+            None => out.created.push(p.clone()),
+            Some(b) if b.hash != rec.hash => out.modified.push(p.clone()),
+            _ => {}
+        }
+    }
+    for p in base.keys() {
+        if !now.files.contains_key(p) {
+            out.deleted.push(p.clone());
+        }
+    }
+    Ok(out)
+}

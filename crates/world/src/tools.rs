@@ -1,6 +1,122 @@
-use crate::World;
+//! The world's tools: what an agent can do, with JSON-schema'd arguments and JSON results.
+//!
+//! Names are `service_action` (OpenAI and Anthropic function names allow no dots). Unknown
+//! arguments, wrong types and impossible actions come back as [`ToolOutcome::Error`] with a
+//! message the agent can act on; a failed call never changes the world. Every change an
+//! agent makes is appended to the world log with actor `agent`.
+
+mod calendar;
+mod files;
+mod mail;
+
 use bureau_core::log::Actor;
+use bureau_core::time::{WorldTime, parse_world_time};
 use bureau_core::tool::{ToolOutcome, ToolSpec};
-use serde_json::Value;
-pub fn specs() -> Vec<ToolSpec> { todo!() }
-pub(crate) fn call(_w: &mut World, _a: Actor, _n: &str, _args: &Value) -> ToolOutcome { todo!() }
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::World;
+
+type ToolResult = Result<Value, String>;
+
+struct Tool {
+    name: &'static str,
+    description: &'static str,
+    schema: fn() -> Value,
+    run: fn(&mut World, &Actor, &Value) -> ToolResult,
+}
+
+const TOOLS: &[Tool] = &[
+    files::LIST,
+    files::READ,
+    files::WRITE,
+    files::EDIT,
+    files::MOVE,
+    files::DELETE,
+    files::SEARCH,
+    mail::FOLDERS,
+    mail::LIST,
+    mail::READ,
+    mail::SEARCH,
+    mail::SEND,
+    mail::REPLY,
+    mail::FORWARD,
+    mail::MOVE,
+    mail::MARK_READ,
+    mail::SAVE_ATTACHMENT,
+    calendar::LIST,
+    calendar::CREATE,
+    calendar::UPDATE,
+    calendar::DELETE,
+    calendar::INVITE,
+    calendar::FREE_SLOTS,
+];
+
+/// Every tool, sorted by name.
+pub fn specs() -> Vec<ToolSpec> {
+    let mut v: Vec<ToolSpec> = TOOLS
+        .iter()
+        .map(|t| ToolSpec { name: t.name.to_string(), description: t.description.to_string(), input_schema: (t.schema)() })
+        .collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+/// Whether `name` is a world tool.
+pub fn exists(name: &str) -> bool {
+    TOOLS.iter().any(|t| t.name == name)
+}
+
+pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
+    let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
+        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        names.sort();
+        return ToolOutcome::Error { message: format!("unknown tool `{name}`; the tools are: {}", names.join(", ")) };
+    };
+    let args = if args.is_null() { &Value::Object(Default::default()) } else { args };
+    if !args.is_object() {
+        return ToolOutcome::Error { message: format!("arguments of `{name}` must be a JSON object") };
+    }
+    match (tool.run)(world, &actor, args) {
+        Ok(value) => ToolOutcome::Ok { value },
+        Err(message) => ToolOutcome::Error { message },
+    }
+}
+
+/// Parse arguments into a typed struct, with a message naming the tool.
+fn parse<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, String> {
+    serde_json::from_value(args.clone()).map_err(|e| format!("invalid arguments for `{tool}`: {e}"))
+}
+
+/// A JSON schema object with `properties` and `required`.
+fn schema(props: &[(&str, Value)], required: &[&str]) -> Value {
+    let mut p = serde_json::Map::new();
+    for (k, v) in props {
+        p.insert((*k).to_string(), v.clone());
+    }
+    json!({"type": "object", "properties": p, "required": required, "additionalProperties": false})
+}
+
+fn string(desc: &str) -> Value {
+    json!({"type": "string", "description": desc})
+}
+fn boolean(desc: &str) -> Value {
+    json!({"type": "boolean", "description": desc})
+}
+fn integer(desc: &str) -> Value {
+    json!({"type": "integer", "minimum": 0, "description": desc})
+}
+fn strings(desc: &str) -> Value {
+    json!({"type": "array", "items": {"type": "string"}, "description": desc})
+}
+
+/// Parse a datetime argument in the world's time zone.
+fn time_arg(world: &World, field: &str, text: &str) -> Result<WorldTime, String> {
+    parse_world_time(text, world.timezone).map_err(|e| format!("`{field}`: {e}"))
+}
+
+/// Show an instant in the task's time zone.
+fn show_time(world: &World, t: chrono::DateTime<chrono::Utc>) -> String {
+    t.with_timezone(&world.timezone).to_rfc3339()
+}
+
