@@ -343,7 +343,7 @@ struct RawTask {
     apps: Vec<Spanned<String>>,
     #[serde(default)]
     timezone: Option<Spanned<String>>,
-    user: User,
+    user: Spanned<User>,
     #[serde(default)]
     file_deps: Vec<Spanned<FileDep>>,
     #[serde(default)]
@@ -531,16 +531,18 @@ impl Loader {
             apps.push(app.into_inner());
         }
 
-        if !raw.user.email.contains('@') {
+        let user_span = raw.user.span();
+        let raw_user = raw.user.into_inner();
+        if !raw_user.email.contains('@') {
             self.err(
-                0..0,
-                format!("user email `{}` is not an email address", raw.user.email),
+                user_span,
+                format!("user email `{}` is not an email address", raw_user.email),
                 "write [user] email = \"name@company.test\"",
             );
         }
         let user = User {
-            name: raw.user.name,
-            email: raw.user.email.to_lowercase(),
+            name: raw_user.name,
+            email: raw_user.email.to_lowercase(),
         };
 
         let mut file_deps = Vec::new();

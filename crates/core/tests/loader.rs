@@ -1,0 +1,260 @@
+//! Every class of malformed task is reported as `path:line:col: what — what to do`, never a panic.
+
+use std::path::Path;
+
+use bureau_core::task::{Evaluator, EventKind, Predicate, Task};
+use bureau_core::verdict::TurnRef;
+use proptest::prelude::*;
+
+const GOOD: &str = r#"id = "demo"
+title = "Demo"
+persona = "office manager"
+category = "admin"
+difficulty = "medium"
+abilities = ["scheduling"]
+apps = ["files", "mail", "calendar"]
+timezone = "Europe/Berlin"
+file_deps = [{ from = "a.md", to = "b.md" }]
+
+[user]
+name = "Dana Reyes"
+email = "Dana@Northwind.test"
+
+[limits]
+max_steps = 30
+
+[[turn]]
+at = 2026-03-02T09:00:00
+prompt = "Day one."
+
+[[turn]]
+at = "2026-03-03 09:00"
+prompt = "Day two."
+[[turn.event]]
+kind = "add_file"
+silent = true
+path = "notes/new.md"
+from = "new.md"
+
+[[rubric]]
+id = "has-file"
+description = "the file exists"
+weight = 2
+turn = 1
+kind = "result"
+red_line = true
+categories = ["files"]
+file_exists = "b.md"
+
+[[rubric]]
+id = "mail"
+description = "mail sent"
+kind = "process"
+[rubric.mail_sent]
+to = ["sam@northwind.test"]
+subject_contains = ["budget"]
+
+[[rubric]]
+id = "star"
+description = "starlark"
+kind = "foundation"
+check = "my_check"
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn good_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "task.toml", GOOD);
+    write(d.path(), "checks.star", "def my_check(w):\n    return True\n");
+    write(d.path(), "turns/2/new.md", "new");
+    write(d.path(), "solution/1.jsonl", "{\"tool\": \"files_write\", \"args\": {\"path\": \"b.md\", \"content\": \"x\"}}\n\n");
+    d
+}
+
+/// Load `GOOD` with `from` replaced by `to`; return the error text.
+fn error_for(from: &str, to: &str) -> String {
+    let d = good_dir();
+    assert!(GOOD.contains(from), "test bug: {from:?} not in GOOD");
+    write(d.path(), "task.toml", &GOOD.replacen(from, to, 1));
+    match Task::load(d.path()) {
+        Ok(_) => panic!("expected an error after replacing {from:?} with {to:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The line (1-based) of the first occurrence of `needle` in the modified source.
+fn line_of(src: &str, needle: &str) -> usize {
+    src[..src.find(needle).unwrap()].matches('\n').count() + 1
+}
+
+#[test]
+fn a_good_task_loads_with_every_field() {
+    let d = good_dir();
+    let t = Task::load(d.path()).unwrap();
+    assert_eq!(t.id, "demo");
+    assert_eq!(t.user.email, "dana@northwind.test");
+    assert_eq!(t.limits.max_steps, 30);
+    assert_eq!(t.limits.wall_seconds, 1800);
+    assert_eq!(t.turns.len(), 2);
+    assert_eq!(t.turns[0].at.to_rfc3339(), "2026-03-02T09:00:00+01:00");
+    assert_eq!(t.turns[1].at.to_rfc3339(), "2026-03-03T09:00:00+01:00");
+    assert!(t.turns[1].events[0].silent);
+    assert!(matches!(&t.turns[1].events[0].kind, EventKind::AddFile { path, .. } if path == "notes/new.md"));
+    assert_eq!(t.rubric.len(), 3);
+    assert_eq!(t.rubric[0].weight, 2.0);
+    assert_eq!(t.rubric[0].turn, TurnRef::Turn(1));
+    assert!(t.rubric[0].red_line);
+    assert_eq!(t.rubric[1].weight, 1.0);
+    assert_eq!(t.rubric[1].turn, TurnRef::Final);
+    assert!(matches!(&t.rubric[1].evaluator, Evaluator::Predicate(Predicate::MailSent(f)) if f.min == 1 && f.to == vec!["sam@northwind.test"]));
+    assert_eq!(t.rubric[2].evaluator, Evaluator::Check("my_check".into()));
+    assert_eq!(t.solution[0].len(), 1);
+    assert!(t.solution[1].is_empty());
+    assert!(t.checks.is_some());
+}
+
+#[test]
+fn unknown_key_names_its_line() {
+    let e = error_for("persona = ", "colour = \"red\"\npersona = ");
+    assert!(e.contains("task.toml:3:1: unknown field `colour`"), "{e}");
+    assert!(e.contains(" — "), "{e}");
+}
+
+#[test]
+fn wrong_type_is_located() {
+    let e = error_for("weight = 2", "weight = \"heavy\"");
+    let line = line_of(&GOOD.replacen("weight = 2", "weight = \"heavy\"", 1), "weight = \"heavy\"");
+    assert!(e.contains(&format!("task.toml:{line}:")), "{e}");
+    assert!(e.contains("invalid type"), "{e}");
+}
+
+#[test]
+fn weight_must_be_positive() {
+    for w in ["0", "-1.5"] {
+        let src = GOOD.replacen("weight = 2", &format!("weight = {w}"), 1);
+        let e = error_for("weight = 2", &format!("weight = {w}"));
+        let line = line_of(&src, &format!("weight = {w}"));
+        assert!(e.contains(&format!("task.toml:{line}:10: weight")), "{e}");
+        assert!(e.contains("not positive"), "{e}");
+    }
+}
+
+#[test]
+fn duplicate_rubric_ids_point_at_both() {
+    let e = error_for("id = \"mail\"", "id = \"has-file\"");
+    assert!(e.contains("duplicate rubric id `has-file` (first used at"), "{e}");
+}
+
+#[test]
+fn turn_index_out_of_range() {
+    let e = error_for("turn = 1", "turn = 3");
+    assert!(e.contains("is for turn 3 but the task has 2 turn(s)"), "{e}");
+    let e = error_for("turn = 1", "turn = 0");
+    assert!(e.contains("turns count from 1"), "{e}");
+    let e = error_for("turn = 1", "turn = \"last\"");
+    assert!(e.contains("neither a turn number nor \"final\""), "{e}");
+}
+
+#[test]
+fn missing_seed_file_is_reported_at_from() {
+    let src = GOOD.replacen("from = \"new.md\"", "from = \"missing.md\"", 1);
+    let e = error_for("from = \"new.md\"", "from = \"missing.md\"");
+    let line = line_of(&src, "from = \"missing.md\"");
+    assert!(e.contains(&format!("task.toml:{line}:8: seed file turns/2/missing.md does not exist")), "{e}");
+}
+
+#[test]
+fn event_fields_are_checked_per_kind() {
+    let e = error_for("kind = \"add_file\"", "kind = \"explode\"");
+    assert!(e.contains("unknown event kind `explode`"), "{e}");
+    let e = error_for("kind = \"add_file\"", "kind = \"delete_file\"");
+    assert!(e.contains("field `from` does not apply to a `delete_file` event"), "{e}");
+    let e = error_for("path = \"notes/new.md\"\n", "");
+    assert!(e.contains("a `add_file` event needs `path`"), "{e}");
+    let e = error_for("silent = true\n", "");
+    assert!(e.contains("missing field `silent`"), "{e}");
+    let e = error_for("path = \"notes/new.md\"", "path = \"../escape.md\"");
+    assert!(e.contains("`..` is not allowed"), "{e}");
+}
+
+#[test]
+fn evaluators_must_be_exactly_one() {
+    let e = error_for("file_exists = \"b.md\"\n", "");
+    assert!(e.contains("rubric item `has-file` has no evaluator"), "{e}");
+    let e = error_for("file_exists = \"b.md\"", "file_exists = \"b.md\"\nfile_absent = \"c.md\"");
+    assert!(e.contains("has 2 evaluators (file_exists, file_absent)"), "{e}");
+}
+
+#[test]
+fn check_needs_checks_star() {
+    let d = good_dir();
+    std::fs::remove_file(d.path().join("checks.star")).unwrap();
+    let e = Task::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("uses check `my_check` but the task has no checks.star"), "{e}");
+}
+
+#[test]
+fn bad_times_zones_and_order() {
+    let e = error_for("timezone = \"Europe/Berlin\"", "timezone = \"Mars/Base\"");
+    assert!(e.contains("not an IANA time zone"), "{e}");
+    let e = error_for("at = \"2026-03-03 09:00\"", "at = \"2026-03-01 09:00\"");
+    assert!(e.contains("turn 2 starts before turn 1"), "{e}");
+    let e = error_for("at = \"2026-03-03 09:00\"", "at = \"next tuesday\"");
+    assert!(e.contains("is not a datetime"), "{e}");
+}
+
+#[test]
+fn bad_solution_lines_are_located() {
+    let d = good_dir();
+    write(d.path(), "solution/1.jsonl", "{\"tool\": \"files_write\", \"args\": {}}\nnot json\n");
+    write(d.path(), "solution/7.jsonl", "");
+    let e = Task::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("solution/1.jsonl:2:"), "{e}");
+    assert!(e.contains("`7.jsonl` does not name a turn"), "{e}");
+}
+
+#[test]
+fn several_problems_are_all_reported() {
+    let d = good_dir();
+    let src = GOOD.replacen("weight = 2", "weight = 0", 1).replacen("turn = 1", "turn = 9", 1).replacen("apps = [\"files\", \"mail\", \"calendar\"]", "apps = [\"fax\"]", 1);
+    write(d.path(), "task.toml", &src);
+    let e = Task::load(d.path()).unwrap_err();
+    assert!(e.0.len() >= 3, "{e}");
+    assert!(e.to_string().contains("unknown app `fax`"));
+}
+
+#[test]
+fn missing_task_toml_and_syntax_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let e = Task::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("cannot read task.toml"), "{e}");
+    write(d.path(), "task.toml", "id = \"x\"\ntitle = [unclosed\n");
+    let e = Task::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("task.toml:2:"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    /// Whatever bytes task.toml holds, loading returns (never panics).
+    #[test]
+    fn loader_never_panics_on_garbage(src in ".{0,400}") {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "task.toml", &src);
+        let _ = Task::load(d.path());
+    }
+
+    /// Cutting a valid task anywhere gives an error or a task, never a panic.
+    #[test]
+    fn loader_never_panics_on_truncation(cut in 0usize..GOOD.len()) {
+        let d = good_dir();
+        let mut end = cut;
+        while !GOOD.is_char_boundary(end) { end -= 1; }
+        write(d.path(), "task.toml", &GOOD[..end]);
+        let _ = Task::load(d.path());
+    }
+}
