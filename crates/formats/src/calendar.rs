@@ -111,11 +111,11 @@ fn unfold(text: &str) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for (i, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
-        if let Some(cont) = line.strip_prefix([' ', '\t']) {
-            if let Some((_, last)) = out.last_mut() {
-                last.push_str(cont);
-                continue;
-            }
+        if let Some(cont) = line.strip_prefix([' ', '\t'])
+            && let Some((_, last)) = out.last_mut()
+        {
+            last.push_str(cont);
+            continue;
         }
         if !line.trim().is_empty() {
             out.push((i + 1, line.to_string()));
@@ -135,14 +135,17 @@ fn parse_line(number: usize, line: &str) -> Result<Line, FormatError> {
     })?;
     let name = line[..name_end].trim().to_ascii_uppercase();
     if name.is_empty() {
-        return Err(cal_err(number, "a line starts with ';' or ':' instead of a property name"));
+        return Err(cal_err(
+            number,
+            "a line starts with ';' or ':' instead of a property name",
+        ));
     }
     let mut params = Vec::new();
     let mut rest = &line[name_end..];
     while let Some(after) = rest.strip_prefix(';') {
-        let eq = after.find('=').ok_or_else(|| {
-            cal_err(number, format!("parameter without '=' in property {name}"))
-        })?;
+        let eq = after
+            .find('=')
+            .ok_or_else(|| cal_err(number, format!("parameter without '=' in property {name}")))?;
         let key = after[..eq].trim().to_ascii_uppercase();
         let mut value = String::new();
         let mut tail = &after[eq + 1..];
@@ -150,7 +153,10 @@ fn parse_line(number: usize, line: &str) -> Result<Line, FormatError> {
         loop {
             if let Some(quoted) = tail.strip_prefix('"') {
                 let close = quoted.find('"').ok_or_else(|| {
-                    cal_err(number, format!("unterminated quote in parameter {key} of {name}"))
+                    cal_err(
+                        number,
+                        format!("unterminated quote in parameter {key} of {name}"),
+                    )
                 })?;
                 value.push_str(&quoted[..close]);
                 tail = &quoted[close + 1..];
@@ -171,7 +177,10 @@ fn parse_line(number: usize, line: &str) -> Result<Line, FormatError> {
         rest = tail;
     }
     let value = rest.strip_prefix(':').ok_or_else(|| {
-        cal_err(number, format!("property {name} has no ':' before its value"))
+        cal_err(
+            number,
+            format!("property {name} has no ':' before its value"),
+        )
     })?;
     Ok(Line {
         number,
@@ -303,7 +312,9 @@ fn parse_ics_inner(text: &str, default_tz: Tz) -> Result<Vec<CalEvent>, FormatEr
                     Some((open, at)) => {
                         return Err(cal_err(
                             line.number,
-                            format!("END:{kind} closes BEGIN:{open} from line {at}; add the missing END:{open}"),
+                            format!(
+                                "END:{kind} closes BEGIN:{open} from line {at}; add the missing END:{open}"
+                            ),
                         ));
                     }
                     None => {
@@ -313,19 +324,20 @@ fn parse_ics_inner(text: &str, default_tz: Tz) -> Result<Vec<CalEvent>, FormatEr
                         ));
                     }
                 }
-                if kind == "VEVENT" && stack.iter().all(|(k, _)| k != "VEVENT") {
-                    if let Some((begin, props)) = current.take() {
-                        events.push(build_event(begin, &props, default_tz)?);
-                    }
+                if kind == "VEVENT"
+                    && stack.iter().all(|(k, _)| k != "VEVENT")
+                    && let Some((begin, props)) = current.take()
+                {
+                    events.push(build_event(begin, &props, default_tz)?);
                 }
             }
             _ => {
                 // Only direct properties of the VEVENT count, not those of
                 // its VALARMs.
-                if let (Some((_, props)), Some((top, _))) = (current.as_mut(), stack.last()) {
-                    if top == "VEVENT" {
-                        props.push(line);
-                    }
+                if let (Some((_, props)), Some((top, _))) = (current.as_mut(), stack.last())
+                    && top == "VEVENT"
+                {
+                    props.push(line);
                 }
             }
         }
@@ -425,9 +437,8 @@ fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> Option<DateTime<Utc>> {
             (1..=48).find_map(|h| {
                 let before = naive.checked_sub_signed(Duration::hours(h))?;
                 let offset = tz.from_local_datetime(&before).earliest()?.offset().fix();
-                let utc = naive.checked_sub_signed(Duration::seconds(i64::from(
-                    offset.local_minus_utc(),
-                )))?;
+                let utc = naive
+                    .checked_sub_signed(Duration::seconds(i64::from(offset.local_minus_utc())))?;
                 Some(Utc.from_utc_datetime(&utc))
             })
         }
@@ -490,13 +501,26 @@ fn parse_duration(line: &Line) -> Result<IcsDuration, FormatError> {
 
 fn build_event(begin: usize, props: &[Line], default_tz: Tz) -> Result<CalEvent, FormatError> {
     let first = |name: &str| props.iter().find(|l| l.name == name);
-    let text = |name: &str| first(name).map(|l| unescape_text(&l.value)).unwrap_or_default();
+    let text = |name: &str| {
+        first(name)
+            .map(|l| unescape_text(&l.value))
+            .unwrap_or_default()
+    };
     let summary = text("SUMMARY");
     let uid = match first("UID") {
         Some(l) if !l.value.trim().is_empty() => unescape_text(&l.value),
-        _ => return Err(FormatError::MissingUid { summary, line: begin }),
+        _ => {
+            return Err(FormatError::MissingUid {
+                summary,
+                line: begin,
+            });
+        }
     };
-    let name = if summary.is_empty() { uid.clone() } else { summary.clone() };
+    let name = if summary.is_empty() {
+        uid.clone()
+    } else {
+        summary.clone()
+    };
 
     let dtstart = first("DTSTART").ok_or_else(|| {
         cal_err(
@@ -520,7 +544,11 @@ fn build_event(begin: usize, props: &[Line], default_tz: Tz) -> Result<CalEvent,
                 Some(d),
             )),
             When::Utc(n) => Ok((Utc.from_utc_datetime(&n), Tz::UTC, None)),
-            When::Local(n, tz) => Ok((local_to_utc(n, tz).ok_or_else(|| out_of_range(l))?, tz, None)),
+            When::Local(n, tz) => Ok((
+                local_to_utc(n, tz).ok_or_else(|| out_of_range(l))?,
+                tz,
+                None,
+            )),
         }
     };
     let (start, start_tz, start_date) = resolve(dtstart)?;
@@ -554,7 +582,9 @@ fn build_event(begin: usize, props: &[Line], default_tz: Tz) -> Result<CalEvent,
     if end < start {
         return Err(cal_err(
             begin,
-            format!("the event {name:?} ends ({end}) before it starts ({start}); fix DTEND or DURATION"),
+            format!(
+                "the event {name:?} ends ({end}) before it starts ({start}); fix DTEND or DURATION"
+            ),
         ));
     }
 
@@ -592,7 +622,10 @@ fn build_event(begin: usize, props: &[Line], default_tz: Tz) -> Result<CalEvent,
         Some(l) => l.value.trim().parse::<u32>().map_err(|_| {
             cal_err(
                 l.number,
-                format!("SEQUENCE {:?} is not a non-negative integer", preview(&l.value)),
+                format!(
+                    "SEQUENCE {:?} is not a non-negative integer",
+                    preview(&l.value)
+                ),
             )
         })?,
         None => 0,
@@ -685,7 +718,11 @@ fn param_token(s: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect::<String>()
         .to_ascii_uppercase();
-    if t.is_empty() { "NEEDS-ACTION".into() } else { t }
+    if t.is_empty() {
+        "NEEDS-ACTION".into()
+    } else {
+        t
+    }
 }
 
 fn utc_stamp(t: DateTime<Utc>) -> String {

@@ -37,7 +37,7 @@ pub enum FormatError {
     },
 
     /// iCalendar text is malformed.
-    #[error("invalid iCalendar data at line {line}: {reason}")]
+    #[error("invalid iCalendar data{}: {reason}", at_line(*line))]
     InvalidCalendar {
         /// 1-based line number in the original (folded) text; 0 when the
         /// problem is not tied to a line.
@@ -79,6 +79,14 @@ pub enum FormatError {
         /// The panic message, if any.
         detail: String,
     },
+}
+
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" at line {line}")
+    }
 }
 
 /// Runs `f`, turning a panic into [`FormatError::Internal`].
@@ -126,5 +134,15 @@ mod tests {
             line: 7,
         };
         assert!(e.to_string().contains("Mars/Olympus"));
+        let e = FormatError::InvalidCalendar {
+            line: 0,
+            reason: "empty".into(),
+        };
+        assert_eq!(e.to_string(), "invalid iCalendar data: empty");
+        let e = FormatError::InvalidCalendar {
+            line: 4,
+            reason: "bad".into(),
+        };
+        assert_eq!(e.to_string(), "invalid iCalendar data at line 4: bad");
     }
 }

@@ -210,7 +210,11 @@ fn parse_eml_inner(raw: &[u8]) -> Result<ParsedMail, FormatError> {
         reason: "no header lines (\"Name: value\") were found at the start".into(),
     };
     let message = MessageParser::default().parse(raw).ok_or_else(no_headers)?;
-    if message.headers().is_empty() {
+    // mail-parser turns any first line into a "header"; insist on at least
+    // one real field name (printable ASCII, no space or colon).
+    let is_field_name =
+        |name: &str| !name.is_empty() && name.bytes().all(|b| (33..=126).contains(&b) && b != b':');
+    if !message.headers().iter().any(|h| is_field_name(h.name())) {
         return Err(no_headers());
     }
 
@@ -336,9 +340,9 @@ fn convert_date(d: &mail_parser::DateTime) -> Option<DateTime<FixedOffset>> {
 }
 
 /// The original bytes of an attachment. Binary parts come decoded from the
-/// parser; text parts were charset-converted (lossily, for bytes that are
-/// not valid in their charset), so their transfer encoding is undone here on
-/// the raw body instead.
+/// parser; text parts were charset-converted to UTF-8 (lossily, for bytes
+/// not valid in their charset), so for them the transfer encoding is undone
+/// here on the raw body instead: a Latin-1 CSV stays Latin-1.
 fn attachment_bytes(raw: &[u8], part: &mail_parser::MessagePart<'_>) -> Vec<u8> {
     match &part.body {
         PartType::Binary(b) | PartType::InlineBinary(b) => b.to_vec(),
@@ -349,6 +353,7 @@ fn attachment_bytes(raw: &[u8], part: &mail_parser::MessagePart<'_>) -> Vec<u8> 
             match (body, part.encoding, part.is_encoding_problem) {
                 (Some(b), Encoding::Base64, false) => crate::b64::decode_lenient(b),
                 (Some(b), Encoding::QuotedPrintable, false) => decode_quoted_printable(b),
+                (Some(b), Encoding::None, false) => b.to_vec(),
                 _ => part.contents().to_vec(),
             }
         }
@@ -407,7 +412,11 @@ pub fn split_mbox(raw: &[u8]) -> Vec<Vec<u8>> {
             continue;
         }
         let quotes = line.iter().take_while(|&&b| b == b'>').count();
-        if quotes > 0 && line.get(quotes..).is_some_and(|rest| rest.starts_with(b"From ")) {
+        if quotes > 0
+            && line
+                .get(quotes..)
+                .is_some_and(|rest| rest.starts_with(b"From "))
+        {
             current.extend_from_slice(&line[1..]);
         } else {
             current.extend_from_slice(line);
@@ -481,8 +490,11 @@ pub fn build_eml(mail: &OutgoingMail) -> Result<Vec<u8>, FormatError> {
             reason,
         })?;
     }
-    let message_id = checked_id("message_id", &mail.message_id)?
-        .ok_or_else(|| invalid("message_id is empty; give every mail a unique id such as \"20240301.1@x.test\"".into()))?;
+    let message_id = checked_id("message_id", &mail.message_id)?.ok_or_else(|| {
+        invalid(
+            "message_id is empty; give every mail a unique id such as \"20240301.1@x.test\"".into(),
+        )
+    })?;
     let in_reply_to = match &mail.in_reply_to {
         Some(id) => checked_id("in_reply_to", id)?,
         None => None,
@@ -528,7 +540,10 @@ fn checked_id(field: &str, id: &str) -> Result<Option<String>, FormatError> {
     if bare.is_empty() {
         return Ok(None);
     }
-    if bare.chars().any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>') {
+    if bare
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>')
+    {
         return Err(FormatError::InvalidOutgoingMail {
             reason: format!(
                 "{field} {id:?} contains whitespace, control characters or angle brackets; use an id like \"abc.123@x.test\""
@@ -548,7 +563,10 @@ fn is_mime_type(ct: &str) -> bool {
 }
 
 fn builder_address(a: &Address) -> BuilderAddress<'_> {
-    BuilderAddress::new_address(a.name.as_deref().filter(|n| !n.is_empty()), a.email.as_str())
+    BuilderAddress::new_address(
+        a.name.as_deref().filter(|n| !n.is_empty()),
+        a.email.as_str(),
+    )
 }
 
 fn builder_list(list: &[Address]) -> BuilderAddress<'_> {
@@ -563,7 +581,10 @@ fn build_message(
 ) -> Result<Vec<u8>, FormatError> {
     let mut builder = MessageBuilder::new()
         .from(builder_address(&mail.from))
-        .header("Date", Raw::new(mail.date.format("%a, %d %b %Y %H:%M:%S %z").to_string()))
+        .header(
+            "Date",
+            Raw::new(mail.date.format("%a, %d %b %Y %H:%M:%S %z").to_string()),
+        )
         .message_id(MessageId::new(message_id));
     if !mail.to.is_empty() {
         builder = builder.to(builder_list(&mail.to));
