@@ -627,7 +627,7 @@ impl Loader {
                     self.errors.push(TaskError::new(
                         r.location.clone(),
                         format!("rubric item `{}` uses check `{name}` but the task has no checks.star", r.id),
-                        "add checks.star with `def {name}(w): ...` or use a built-in predicate",
+                        format!("add checks.star with `def {name}(w): ...` or use a built-in predicate"),
                     ));
                 }
             }

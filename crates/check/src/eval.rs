@@ -1,0 +1,314 @@
+//! Evaluating a task's rubric against a world.
+//!
+//! [`evaluate`] runs the items of one turn (or `final`) in rubric order. The Starlark view `w`
+//! is built once per call and shared, frozen, by all its checks; each check runs in its own
+//! fresh heap under [`CheckLimits`]. A check that breaks — a Starlark error, `fail()`, a limit
+//! hit, a return value that is not a bool or `{"passed": bool, "detail": str}` — gives a verdict
+//! with status `Error` and the message, never a silent `Failed`.
+//!
+//! # What a check sees
+//!
+//! A check is `def name(w):` in `checks.star`. It returns `True`/`False`, or
+//! `{"passed": bool, "detail": str}` (`detail` optional) to say why. Lines it `print`s are
+//! appended to the detail of a failed or broken verdict.
+//!
+//! | expression | value |
+//! | --- | --- |
+//! | `w.user.name`, `w.user.email` | the task's user (the agent) |
+//! | `w.turn` | the world's current turn (the last turn when evaluating `final`) |
+//! | `w.now` | the world clock, ISO 8601 in the task time zone (`2026-03-02T09:00:00+01:00`) |
+//! | `w.timezone` | the task's IANA time zone name |
+//! | `w.files.exists(path)` | whether a file or directory exists |
+//! | `w.files.text(path)` | a file's text; an error if it is missing or binary (guard with `exists`) |
+//! | `w.files.list(dir="")` | file paths under `dir`, recursive, sorted; `[]` if `dir` is missing |
+//! | `w.files.size(path)` | a file's size in bytes |
+//! | `w.mail.messages(user=None, folder=None)` | messages of a mailbox (default: the task's user), every folder unless `folder` is given, in arrival order |
+//! | `w.mail.sent(user=None)` | the `Sent` folder of a mailbox |
+//! | `w.mail.users()` | mailbox owners, sorted |
+//! | `w.calendar.events(user=None, include_cancelled=False)` | events of a calendar, by start then uid |
+//! | `w.calendar.users()` | calendar owners, sorted |
+//! | `w.log` | the world event log: `seq, turn, time, actor` (`agent`, `task`, `colleague:x`), `service, action, silent, payload` (dict) |
+//! | `w.trajectory` | the agent's tool calls so far: `turn, tool, args` (dict), `ok`, `result` (dict or None), `error` (str or None) |
+//!
+//! A message has `id, owner, folder, seen, sender` (address; `from` is a reserved word in
+//! Starlark, so `getattr(m, "from")` is the only way to read the `from` alias), `from_name`,
+//! `to, cc, bcc` (lists of lower-case addresses), `subject, date` (ISO in the task time zone,
+//! or None), `text, message_id, in_reply_to` and `attachments` (each `filename, size,
+//! content_type`). An event has `uid, summary, description, location, start, end` (ISO in the
+//! task time zone), `all_day, organizer` (or None), `attendees` (each `email, status`) and
+//! `status` (`CONFIRMED`, `TENTATIVE`, `CANCELLED`).
+//!
+//! Helpers: `number(s)` (the figure in `s` as a float, or None), `normalize_numbers(s)`,
+//! `contains(haystack, needle)` (case- and whitespace-insensitive, numbers by value),
+//! `contains_all(haystack, [needles])`, `date(iso)` (a struct `year, month, day, hour, minute,
+//! weekday` (0 = Monday), `iso` in the task time zone; local times are read in that zone) and
+//! `minutes_between(a, b)` (float, negative if `b` is earlier). The standard library adds
+//! `struct`, `json`, `map`, `filter`, `partial` and `set`.
+
+use bureau_core::task::{Evaluator as ItemEvaluator, RubricItem, Task};
+use bureau_core::trajectory::Step;
+use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
+use bureau_world::World;
+use starlark::environment::Module;
+use starlark::eval::Evaluator;
+use starlark::values::Value;
+use starlark::values::dict::DictRef;
+
+use crate::globals::CollectPrints;
+use crate::program::{CheckProgram, one_line};
+use crate::view::{Ctx, View, build_view};
+
+pub use crate::predicate::eval_predicate;
+
+/// Resource limits for one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckLimits {
+    /// Starlark steps a check may take. Counted as starlark-rust "ticks": one per function call
+    /// and one per loop iteration — a deterministic measure of the statements executed.
+    pub max_steps: u64,
+    /// Bytes the check may allocate on its Starlark heap (checked periodically, best effort).
+    pub max_heap_bytes: usize,
+    /// Depth of nested Starlark calls.
+    pub max_callstack: usize,
+}
+
+impl Default for CheckLimits {
+    fn default() -> Self {
+        CheckLimits {
+            max_steps: 1_000_000,
+            max_heap_bytes: 64 * 1024 * 1024,
+            max_callstack: 50,
+        }
+    }
+}
+
+/// The verdicts of the rubric items whose `turn` is `turn`, in rubric order.
+///
+/// `trajectory` is what the agent did so far (tool calls are exposed as `w.trajectory`).
+pub fn evaluate(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    world: &World,
+    trajectory: &[Step],
+    turn: TurnRef,
+    limits: &CheckLimits,
+) -> Vec<Verdict> {
+    let items: Vec<&RubricItem> = task.rubric.iter().filter(|i| i.turn == turn).collect();
+    let ctx = Ctx::new(task, world);
+    let needs_view = items
+        .iter()
+        .any(|i| matches!(i.evaluator, ItemEvaluator::Check(_)));
+    let view = needs_view.then(|| build_view(&ctx, trajectory));
+    items
+        .into_iter()
+        .map(|item| run_item(task, program, &ctx, view.as_ref(), item, limits))
+        .collect()
+}
+
+/// The verdict of one rubric item (whatever its turn).
+pub fn evaluate_item(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    world: &World,
+    trajectory: &[Step],
+    item: &RubricItem,
+    limits: &CheckLimits,
+) -> Verdict {
+    let ctx = Ctx::new(task, world);
+    let view =
+        matches!(item.evaluator, ItemEvaluator::Check(_)).then(|| build_view(&ctx, trajectory));
+    run_item(task, program, &ctx, view.as_ref(), item, limits)
+}
+
+fn run_item(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    ctx: &Ctx<'_>,
+    view: Option<&View>,
+    item: &RubricItem,
+    limits: &CheckLimits,
+) -> Verdict {
+    let (status, detail) = match &item.evaluator {
+        ItemEvaluator::Predicate(p) => {
+            let (s, d) = eval_predicate(task, p, ctx.world);
+            (s, Some(d))
+        }
+        ItemEvaluator::Check(name) => match (program, view) {
+            (Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
+            _ => (
+                VerdictStatus::Error,
+                Some(format!(
+                    "check `{name}` cannot run: the task has no compiled checks.star; define `def {name}(w):` in checks.star"
+                )),
+            ),
+        },
+    };
+    Verdict {
+        id: item.id.clone(),
+        turn: item.turn,
+        status,
+        weight: item.weight,
+        kind: item.kind,
+        red_line: item.red_line,
+        categories: item.categories.clone(),
+        detail,
+    }
+}
+
+fn run_check(
+    program: &CheckProgram,
+    ctx: &Ctx<'_>,
+    view: &View,
+    name: &str,
+    limits: &CheckLimits,
+) -> (VerdictStatus, Option<String>) {
+    let Some(function) = program.function(name) else {
+        let defined = program.functions().join(", ");
+        return (
+            VerdictStatus::Error,
+            Some(format!(
+                "unknown Starlark function `{name}` — define `def {name}(w):` in checks.star (defined: {defined})"
+            )),
+        );
+    };
+    let prints = CollectPrints::default();
+    let (status, detail) = Module::with_temp_heap(|module| {
+        let heap = module.heap();
+        heap.add_reference(&view.heap);
+        let f = heap.access_owned_frozen_value(&function);
+        let mut eval = Evaluator::new(&module);
+        eval.extra = Some(ctx);
+        eval.set_print_handler(&prints);
+        let set = eval
+            .set_max_tick_count(limits.max_steps.max(1))
+            .and_then(|_| eval.set_max_heap_size(limits.max_heap_bytes.max(1)))
+            .and_then(|_| eval.set_max_callstack_size(limits.max_callstack.max(1)));
+        if let Err(e) = set {
+            return (
+                VerdictStatus::Error,
+                Some(format!("cannot set check limits: {e}")),
+            );
+        }
+        match eval.eval_function(f, &[view.w.to_value()], &[]) {
+            Ok(v) => interpret(name, v),
+            Err(e) => (
+                VerdictStatus::Error,
+                Some(error_message(program, name, &e, limits)),
+            ),
+        }
+    });
+    let printed = prints.0.into_inner();
+    if status == VerdictStatus::Passed || printed.is_empty() {
+        return (status, detail);
+    }
+    let mut d = detail.unwrap_or_default();
+    if !d.is_empty() {
+        d.push_str(" | ");
+    }
+    d.push_str("printed: ");
+    d.push_str(&printed.join(" / "));
+    (status, Some(d))
+}
+
+/// A check's return value as a status: a bool, or a dict `{"passed": bool, "detail": str}`.
+fn interpret(name: &str, v: Value<'_>) -> (VerdictStatus, Option<String>) {
+    let pass = |b: bool| {
+        if b {
+            VerdictStatus::Passed
+        } else {
+            VerdictStatus::Failed
+        }
+    };
+    if let Some(b) = v.unpack_bool() {
+        return (pass(b), None);
+    }
+    let bad = |what: String| {
+        (
+            VerdictStatus::Error,
+            Some(format!(
+                "check `{name}` returned {what}; return True/False or {{\"passed\": bool, \"detail\": str}}"
+            )),
+        )
+    };
+    let Some(dict) = DictRef::from_value(v) else {
+        return bad(format!("{} `{}`", v.get_type(), truncate(&v.to_repr(), 80)));
+    };
+    let passed = match dict.get_str("passed").map(|p| p.unpack_bool()) {
+        Some(Some(b)) => b,
+        Some(None) => return bad("a dict whose \"passed\" is not a bool".into()),
+        None => return bad("a dict without \"passed\"".into()),
+    };
+    for (k, _) in dict.iter() {
+        if !matches!(k.unpack_str(), Some("passed" | "detail")) {
+            return bad(format!(
+                "a dict with the unknown key {}",
+                truncate(&k.to_repr(), 40)
+            ));
+        }
+    }
+    let detail = match dict.get_str("detail") {
+        None => None,
+        Some(d) if d.is_none() => None,
+        Some(d) => match d.unpack_str() {
+            Some(s) => Some(s.to_string()),
+            None => return bad("a dict whose \"detail\" is not a string".into()),
+        },
+    };
+    (pass(passed), detail)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+/// `checks.star:LINE:COL: message`, or a plain sentence for a limit that was hit.
+fn error_message(
+    program: &CheckProgram,
+    name: &str,
+    e: &starlark::Error,
+    limits: &CheckLimits,
+) -> String {
+    let msg = one_line(&e.without_diagnostic().to_string());
+    if msg.starts_with("Execution duration limit of") {
+        return format!(
+            "check `{name}` exceeded its limit of {} steps (function calls and loop iterations) — make it do less work, e.g. stop looping once the answer is known",
+            limits.max_steps
+        );
+    }
+    if msg.starts_with("Heap memory limit of") {
+        return format!(
+            "check `{name}` exceeded its memory limit of {} bytes — avoid building large lists or strings",
+            limits.max_heap_bytes
+        );
+    }
+    if msg.contains("call stack overflow") {
+        return format!(
+            "check `{name}` nested function calls deeper than {} — Starlark has no recursion; use a loop",
+            limits.max_callstack
+        );
+    }
+    let span = e.span().cloned().or_else(|| {
+        e.call_stack()
+            .frames
+            .iter()
+            .rev()
+            .find_map(|f| f.location.clone())
+    });
+    match span {
+        Some(s) => {
+            let pos = s.resolve_span().begin;
+            // The file name only: verdicts must not depend on where the task directory lives.
+            let file = program
+                .path()
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{file}:{}:{}: {msg}", pos.line + 1, pos.column + 1)
+        }
+        None => msg,
+    }
+}

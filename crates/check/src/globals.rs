@@ -1,0 +1,363 @@
+//! The Starlark globals of `checks.star`: the standard library, Bureau's helpers
+//! (`number`, `normalize_numbers`, `contains`, `contains_all`, `date`, `minutes_between`) and the
+//! functions behind `w.files`, `w.mail` and `w.calendar`.
+//!
+//! Native functions reach the world through `Evaluator::extra`, which holds the evaluation's
+//! [`Ctx`]. Everything they return is deterministic: sorted, in the task time zone.
+
+use std::cell::RefCell;
+use std::sync::LazyLock;
+
+use bureau_core::time::parse_world_time;
+use bureau_formats::text::{contains_keyword, normalize_numbers as normalize, parse_number};
+use chrono::{Datelike, Timelike};
+use starlark::environment::{Globals, GlobalsBuilder, LibraryExtension};
+use starlark::eval::Evaluator;
+use starlark::starlark_module;
+use starlark::values::list::{AllocList, UnpackList};
+use starlark::values::none::NoneOr;
+use starlark::values::structs::AllocStruct;
+use starlark::values::{FrozenValue, Value};
+
+use crate::view::{Ctx, iso};
+
+/// A message from a native function (shown as the check's error).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NativeError(pub String);
+
+pub(crate) fn fail<T>(msg: impl Into<String>) -> starlark::Result<T> {
+    Err(starlark::Error::new_native(NativeError(msg.into())))
+}
+
+/// The evaluation context of the running check, from `eval.extra`.
+pub(crate) fn ctx<'a, 'e>(eval: &Evaluator<'_, 'a, 'e>) -> starlark::Result<&'a Ctx<'e>> {
+    match eval.extra.and_then(|e| e.downcast_ref::<Ctx<'e>>()) {
+        Some(c) => Ok(c),
+        None => fail(
+            "the world is only available inside a check function; call this from `def name(w):`, not at the top level of checks.star",
+        ),
+    }
+}
+
+/// Globals for running `checks.star`: standard Starlark plus Bureau's helpers.
+pub(crate) fn helpers() -> &'static Globals {
+    static HELPERS: LazyLock<Globals> = LazyLock::new(|| {
+        GlobalsBuilder::extended_by(&[
+            LibraryExtension::StructType,
+            LibraryExtension::Map,
+            LibraryExtension::Filter,
+            LibraryExtension::Partial,
+            LibraryExtension::Json,
+            LibraryExtension::Print,
+            LibraryExtension::Typing,
+            LibraryExtension::SetType,
+        ])
+        .with(helper_functions)
+        .build()
+    });
+    &HELPERS
+}
+
+/// The `files`, `mail` and `calendar` namespaces placed into `w` (not globals of checks.star).
+pub(crate) struct Api {
+    pub files: FrozenValue,
+    pub mail: FrozenValue,
+    pub calendar: FrozenValue,
+    pub globals: Globals,
+}
+
+pub(crate) fn api() -> &'static Api {
+    static API: LazyLock<Api> = LazyLock::new(|| {
+        let globals = GlobalsBuilder::new()
+            .with_namespace("files", files_functions)
+            .with_namespace("mail", mail_functions)
+            .with_namespace("calendar", calendar_functions)
+            .build();
+        let get = |name: &str| {
+            globals
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v)
+                .unwrap_or_else(FrozenValue::new_none)
+        };
+        Api {
+            files: get("files"),
+            mail: get("mail"),
+            calendar: get("calendar"),
+            globals: globals.clone(),
+        }
+    });
+    &API
+}
+
+/// Print handler used while compiling: output of top-level `print` is dropped.
+pub(crate) struct DiscardPrints;
+
+impl starlark::PrintHandler for DiscardPrints {
+    fn println(&self, _text: &str) -> starlark::Result<()> {
+        Ok(())
+    }
+}
+
+/// Print handler used by checks: lines are kept and shown with failed or broken verdicts.
+#[derive(Default)]
+pub(crate) struct CollectPrints(pub RefCell<Vec<String>>);
+
+impl starlark::PrintHandler for CollectPrints {
+    fn println(&self, text: &str) -> starlark::Result<()> {
+        let mut lines = self.0.borrow_mut();
+        if lines.len() < 50 {
+            lines.push(text.chars().take(500).collect());
+        }
+        Ok(())
+    }
+}
+
+#[starlark_module]
+fn helper_functions(builder: &mut GlobalsBuilder) {
+    /// The number written in `s` ("$11,917.50" → 11917.5, "(1,200)" → -1200.0, "12%" → 12.0),
+    /// or None if `s` is not exactly one figure. Ints and floats are returned as floats.
+    fn number<'v>(#[starlark(require = pos)] s: Value<'v>) -> starlark::Result<NoneOr<f64>> {
+        if let Some(text) = s.unpack_str() {
+            return Ok(match parse_number(text) {
+                Some(v) => NoneOr::Other(v),
+                None => NoneOr::None,
+            });
+        }
+        match s.get_type() {
+            "int" | "float" => Ok(match s.to_repr().parse::<f64>() {
+                Ok(v) if v.is_finite() => NoneOr::Other(v),
+                _ => NoneOr::None,
+            }),
+            _ => Ok(NoneOr::None),
+        }
+    }
+
+    /// `s` with thousands separators removed from well-formed grouped numbers.
+    fn normalize_numbers(#[starlark(require = pos)] s: &str) -> starlark::Result<String> {
+        Ok(normalize(s))
+    }
+
+    /// Whether `haystack` contains `needle`: case-insensitive, whitespace-insensitive, numbers
+    /// compared by value and never matched inside a longer number.
+    fn contains(
+        #[starlark(require = pos)] haystack: &str,
+        #[starlark(require = pos)] needle: &str,
+    ) -> starlark::Result<bool> {
+        Ok(contains_keyword(haystack, needle))
+    }
+
+    /// Whether `haystack` contains every needle (as `contains`).
+    fn contains_all(
+        #[starlark(require = pos)] haystack: &str,
+        #[starlark(require = pos)] needles: UnpackList<String>,
+    ) -> starlark::Result<bool> {
+        Ok(needles.items.iter().all(|n| contains_keyword(haystack, n)))
+    }
+
+    /// A datetime (ISO 8601; local times are read in the task time zone) as a struct in the
+    /// task time zone: year, month, day, hour, minute, weekday (0 = Monday), iso.
+    fn date<'v>(
+        #[starlark(require = pos)] iso_text: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let tz = ctx(eval)?.tz;
+        let t = match parse_world_time(iso_text, tz) {
+            Ok(t) => t.with_timezone(&tz),
+            Err(e) => return fail(format!("date(): {e}")),
+        };
+        let heap = eval.heap();
+        Ok(heap.alloc(AllocStruct([
+            ("year", heap.alloc(t.year())),
+            ("month", heap.alloc(t.month())),
+            ("day", heap.alloc(t.day())),
+            ("hour", heap.alloc(t.hour())),
+            ("minute", heap.alloc(t.minute())),
+            ("weekday", heap.alloc(t.weekday().num_days_from_monday())),
+            ("iso", heap.alloc(iso(&t.fixed_offset()))),
+        ])))
+    }
+
+    /// Minutes from `a` to `b` (negative if `b` is earlier), as a float.
+    fn minutes_between(
+        #[starlark(require = pos)] a: &str,
+        #[starlark(require = pos)] b: &str,
+        eval: &mut Evaluator<'_, '_, '_>,
+    ) -> starlark::Result<f64> {
+        let tz = ctx(eval)?.tz;
+        let ta = match parse_world_time(a, tz) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("minutes_between(): {e}")),
+        };
+        let tb = match parse_world_time(b, tz) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("minutes_between(): {e}")),
+        };
+        Ok((tb - ta).num_seconds() as f64 / 60.0)
+    }
+}
+
+#[starlark_module]
+fn files_functions(builder: &mut GlobalsBuilder) {
+    /// Whether a file or directory exists at this workspace path.
+    fn exists(
+        #[starlark(require = pos)] path: &str,
+        eval: &mut Evaluator<'_, '_, '_>,
+    ) -> starlark::Result<bool> {
+        Ok(ctx(eval)?.world.files().exists(path))
+    }
+
+    /// The text of a workspace file. An error if it is missing or binary: guard with
+    /// `w.files.exists(path)`.
+    fn text<'v>(
+        #[starlark(require = pos)] path: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let files = ctx(eval)?.world.files();
+        if !files.exists(path) {
+            return fail(format!(
+                "w.files.text(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
+            ));
+        }
+        match files.read_text(path) {
+            Ok(t) => Ok(eval.heap().alloc(t)),
+            Err(e) => fail(format!("w.files.text(\"{path}\"): {e}")),
+        }
+    }
+
+    /// Workspace file paths under `dir` ("" = everything), recursive, sorted; directories are
+    /// not listed. A missing directory gives an empty list.
+    fn list<'v>(
+        #[starlark(require = pos, default = "")] dir: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let files = ctx(eval)?.world.files();
+        let heap = eval.heap();
+        let d = dir.trim().trim_end_matches('/');
+        if !d.is_empty() && d != "." {
+            if let Err(e) = files.resolve(d) {
+                return fail(format!("w.files.list(\"{dir}\"): {e}"));
+            }
+            if !files.is_dir(d) {
+                return Ok(heap.alloc(AllocList::EMPTY));
+            }
+        }
+        match files.list(d, true) {
+            Ok(entries) => Ok(heap.alloc(AllocList(
+                entries
+                    .into_iter()
+                    .filter(|e| e.kind == "file")
+                    .map(|e| heap.alloc(e.path)),
+            ))),
+            Err(e) => fail(format!("w.files.list(\"{dir}\"): {e}")),
+        }
+    }
+
+    /// The size of a workspace file in bytes (an error if it is missing).
+    fn size(
+        #[starlark(require = pos)] path: &str,
+        eval: &mut Evaluator<'_, '_, '_>,
+    ) -> starlark::Result<i64> {
+        let files = ctx(eval)?.world.files();
+        let meta = files
+            .resolve(path)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok());
+        match meta {
+            Some(m) if m.is_file() => Ok(m.len().min(i64::MAX as u64) as i64),
+            Some(_) => fail(format!("w.files.size(\"{path}\"): it is a directory")),
+            None => fail(format!(
+                "w.files.size(\"{path}\"): no such file in the workspace; guard with w.files.exists(\"{path}\")"
+            )),
+        }
+    }
+}
+
+#[starlark_module]
+fn mail_functions(builder: &mut GlobalsBuilder) {
+    /// Messages of a mailbox (default: the task's user), in arrival order; `folder=None` means
+    /// every folder.
+    fn messages<'v>(
+        #[starlark(default = NoneOr::None)] user: NoneOr<&str>,
+        #[starlark(default = NoneOr::None)] folder: NoneOr<&str>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let c = ctx(eval)?;
+        let user = user
+            .into_option()
+            .unwrap_or(&c.task.user.email)
+            .to_lowercase();
+        let folder = folder.into_option();
+        let cache = c.mail();
+        eval.heap().add_reference(&cache.heap);
+        let found: Vec<FrozenValue> = cache
+            .items
+            .iter()
+            .filter(|m| m.owner == user && folder.is_none_or(|f| m.folder.eq_ignore_ascii_case(f)))
+            .map(|m| m.value)
+            .collect();
+        Ok(eval.heap().alloc(AllocList(found)))
+    }
+
+    /// Messages a user (default: the task's user) sent: their `Sent` folder.
+    fn sent<'v>(
+        #[starlark(default = NoneOr::None)] user: NoneOr<&str>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let c = ctx(eval)?;
+        let user = user
+            .into_option()
+            .unwrap_or(&c.task.user.email)
+            .to_lowercase();
+        let cache = c.mail();
+        eval.heap().add_reference(&cache.heap);
+        let found: Vec<FrozenValue> = cache
+            .items
+            .iter()
+            .filter(|m| m.owner == user && m.folder.eq_ignore_ascii_case(bureau_world::mail::SENT))
+            .map(|m| m.value)
+            .collect();
+        Ok(eval.heap().alloc(AllocList(found)))
+    }
+
+    /// Mailbox owners, sorted.
+    fn users<'v>(eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
+        let users = ctx(eval)?.world.mail().users();
+        let heap = eval.heap();
+        Ok(heap.alloc(AllocList(users.into_iter().map(|u| heap.alloc(u)))))
+    }
+}
+
+#[starlark_module]
+fn calendar_functions(builder: &mut GlobalsBuilder) {
+    /// Events of a calendar (default: the task's user), sorted by start then uid; cancelled
+    /// events only with `include_cancelled=True`.
+    fn events<'v>(
+        #[starlark(default = NoneOr::None)] user: NoneOr<&str>,
+        #[starlark(require = named, default = false)] include_cancelled: bool,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let c = ctx(eval)?;
+        let user = user
+            .into_option()
+            .unwrap_or(&c.task.user.email)
+            .to_lowercase();
+        let cache = c.calendar();
+        eval.heap().add_reference(&cache.heap);
+        let found: Vec<FrozenValue> = cache
+            .items
+            .iter()
+            .filter(|e| e.owner == user && (include_cancelled || !e.cancelled))
+            .map(|e| e.value)
+            .collect();
+        Ok(eval.heap().alloc(AllocList(found)))
+    }
+
+    /// Calendar owners, sorted.
+    fn users<'v>(eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
+        let users = ctx(eval)?.world.calendar().users();
+        let heap = eval.heap();
+        Ok(heap.alloc(AllocList(users.into_iter().map(|u| heap.alloc(u)))))
+    }
+}

@@ -1,0 +1,24 @@
+//! Bureau's checks and scores.
+//!
+//! * [`program`] — a compiled `checks.star` ([`CheckProgram`]) and [`load_checks`], which ties
+//!   a task's rubric to it;
+//! * [`eval`] — running a rubric against a world: Starlark checks over the view `w`, built-in
+//!   predicates ([`eval_predicate`]), limits ([`CheckLimits`]);
+//! * [`metrics`] — every score formula of the seed benchmarks, by its name;
+//! * [`summary`] — a run's results summarised per agent ([`summarize`], schema
+//!   `bureau.summary/1`, documented in `docs/summary-schema.md`).
+//!
+//! A broken check is never a failed item: it is a verdict with status `Error` and a message.
+
+pub mod eval;
+mod globals;
+pub mod metrics;
+pub mod predicate;
+pub mod program;
+pub mod summary;
+mod view;
+
+pub use eval::{CheckLimits, evaluate, evaluate_item};
+pub use predicate::eval_predicate;
+pub use program::{CheckError, CheckProgram, load_checks};
+pub use summary::{Summary, summarize};

@@ -1,0 +1,590 @@
+//! Bureau's reports, rendered from a run's [`Summary`] (and, for details, its trials).
+//!
+//! * [`render_markdown`] — `report.md`: leaderboard, per-turn scores, breakdowns, red-line
+//!   violations, failures by category, per-task results, broken checks and errored trials;
+//! * [`render_table`] — the plain-text table printed at the end of `bureau run`.
+//!
+//! Both are deterministic: the same summary gives the same bytes. Scores are shown as
+//! percentages with one decimal; rows are sorted by weighted score (best first), then name.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use bureau_check::summary::{AgentSummary, Breakdown, Summary};
+use bureau_core::result::{TrialResult, TrialStatus};
+use bureau_core::verdict::{Verdict, VerdictStatus};
+
+/// A fraction as a percentage with one decimal (`0.5833` → `58.3`).
+fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+/// Agents sorted by weighted mean (best first), then by name.
+fn ranked(summary: &Summary) -> Vec<(&String, &AgentSummary)> {
+    let mut v: Vec<(&String, &AgentSummary)> = summary.agents.iter().collect();
+    v.sort_by(|a, b| {
+        b.1.weighted
+            .mean
+            .partial_cmp(&a.1.weighted.mean)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.0.cmp(b.0))
+    });
+    v
+}
+
+/// The largest epoch count of any agent (pass@k columns are shown when it is above 1).
+fn max_epochs(summary: &Summary) -> u32 {
+    summary.agents.values().map(|a| a.epochs).max().unwrap_or(0)
+}
+
+/// Turn keys in turn order: 1, 2, ..., 10, ..., final.
+fn turn_order(keys: &BTreeSet<&String>) -> Vec<String> {
+    let mut v: Vec<&String> = keys.iter().copied().collect();
+    v.sort_by_key(|k| match k.parse::<u32>() {
+        Ok(n) => (0, n),
+        Err(_) => (1, 0),
+    });
+    v.into_iter().cloned().collect()
+}
+
+/// Text safe inside a Markdown table cell: one line, pipes escaped.
+fn cell(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
+/// Text for a list item: one line.
+fn inline(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `n thing` or `n things`.
+fn plural(n: u32, thing: &str) -> String {
+    if n == 1 {
+        format!("{n} {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// A Markdown table; the first `text_cols` columns are left-aligned, the others (numbers)
+/// right-aligned.
+fn table(out: &mut String, header: &[&str], text_cols: usize, rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let seps: Vec<&str> = (0..header.len())
+        .map(|i| if i < text_cols { "---" } else { "---:" })
+        .collect();
+    let _ = writeln!(out, "| {} |", seps.join(" | "));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// `report.md` for a run.
+pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]) -> String {
+    let mut out = String::new();
+    let agents = ranked(summary);
+    let scored: u32 = summary.agents.values().map(|a| a.scored).sum();
+    let errors: u32 = summary.agents.values().map(|a| a.errors).sum();
+    let tasks: BTreeSet<&String> = summary
+        .agents
+        .values()
+        .flat_map(|a| a.per_task.keys())
+        .collect();
+    let epochs = max_epochs(summary);
+
+    let _ = writeln!(out, "# Bureau run report\n");
+    let _ = writeln!(
+        out,
+        "{} of {} by {}: {} scored, {} (harness failures, excluded from every score).\n",
+        plural(summary.trials, "trial"),
+        plural(tasks.len() as u32, "task"),
+        plural(summary.agents.len() as u32, "agent"),
+        scored,
+        plural(errors, "error")
+    );
+    out.push_str("Scores are percentages. Weighted: Σ weight of passed items / Σ weight of all items (mean ± sample std over trials). Strict: every item passed and no red line violated. Partial: 0.5·weighted + 0.5·strict (TheAgentCompany). TCR@p: share of trials passing at least p % of their items (Workspace-Bench).");
+    if epochs > 1 {
+        let _ = write!(
+            out,
+            " pass@{epochs} / pass^{epochs}: chance that at least one / all of {epochs} epochs succeed strictly, averaged over tasks."
+        );
+    }
+    out.push_str("\n\n## Leaderboard\n\n");
+    let mut header = vec![
+        "Agent", "Trials", "Weighted", "Strict", "Partial", "TCR@50", "TCR@80", "TCR@100", "0–10",
+    ];
+    let pass_at = format!("pass@{epochs}");
+    let pass_hat = format!("pass^{epochs}");
+    if epochs > 1 {
+        header.push(&pass_at);
+        header.push(&pass_hat);
+    }
+    header.extend(["Red lines", "Check errors", "Errors"]);
+    let rows: Vec<Vec<String>> = agents
+        .iter()
+        .map(|(name, a)| {
+            let mut r = vec![
+                cell(name),
+                a.trials.to_string(),
+                format!("{} ± {}", pct(a.weighted.mean), pct(a.weighted.std)),
+                pct(a.strict_success_rate),
+                pct(a.partial_mean),
+                pct(a.tcr.get(&50).copied().unwrap_or(0.0)),
+                pct(a.tcr.get(&80).copied().unwrap_or(0.0)),
+                pct(a.tcr.get(&100).copied().unwrap_or(0.0)),
+                format!("{:.1}", a.agency_0_10_mean),
+            ];
+            if epochs > 1 {
+                r.push(
+                    a.pass_at_k
+                        .get(&epochs)
+                        .map(|v| pct(*v))
+                        .unwrap_or_else(|| "—".into()),
+                );
+                r.push(
+                    a.pass_hat_k
+                        .get(&epochs)
+                        .map(|v| pct(*v))
+                        .unwrap_or_else(|| "—".into()),
+                );
+            }
+            r.push(a.red_line_violations.len().to_string());
+            r.push(a.check_errors.to_string());
+            r.push(a.errors.to_string());
+            r
+        })
+        .collect();
+    table(&mut out, &header, 1, &rows);
+
+    if epochs > 1 {
+        out.push_str("### pass@k and pass^k\n\n");
+        let ks: Vec<String> = (1..=epochs)
+            .flat_map(|k| [format!("pass@{k}"), format!("pass^{k}")])
+            .collect();
+        let mut header = vec!["Agent"];
+        header.extend(ks.iter().map(String::as_str));
+        let rows: Vec<Vec<String>> = agents
+            .iter()
+            .map(|(name, a)| {
+                let mut r = vec![cell(name)];
+                for k in 1..=epochs {
+                    r.push(
+                        a.pass_at_k
+                            .get(&k)
+                            .map(|v| pct(*v))
+                            .unwrap_or_else(|| "—".into()),
+                    );
+                    r.push(
+                        a.pass_hat_k
+                            .get(&k)
+                            .map(|v| pct(*v))
+                            .unwrap_or_else(|| "—".into()),
+                    );
+                }
+                r
+            })
+            .collect();
+        table(&mut out, &header, 1, &rows);
+    }
+
+    out.push_str("### Effort\n\n");
+    let rows: Vec<Vec<String>> = agents
+        .iter()
+        .map(|(name, a)| {
+            vec![
+                cell(name),
+                format!("{:.1}", a.steps_mean),
+                format!("{:.1}", a.tool_calls_mean),
+                format!("{:.1}", a.wall_seconds_mean),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        &["Agent", "Steps", "Tool calls", "Wall seconds"],
+        1,
+        &rows,
+    );
+
+    // Per turn.
+    let turn_keys: BTreeSet<&String> = summary
+        .agents
+        .values()
+        .flat_map(|a| a.per_turn.keys())
+        .collect();
+    if !turn_keys.is_empty() {
+        out.push_str("## Per turn\n\nWeighted score of each turn's items.\n\n");
+        let turns = turn_order(&turn_keys);
+        let labels: Vec<String> = turns
+            .iter()
+            .map(|t| {
+                if t == "final" {
+                    "Final".to_string()
+                } else {
+                    format!("Turn {t}")
+                }
+            })
+            .collect();
+        let mut header = vec!["Agent"];
+        header.extend(labels.iter().map(String::as_str));
+        let rows: Vec<Vec<String>> = agents
+            .iter()
+            .map(|(name, a)| {
+                let mut r = vec![cell(name)];
+                r.extend(turns.iter().map(|t| {
+                    a.per_turn
+                        .get(t)
+                        .map(|v| pct(*v))
+                        .unwrap_or_else(|| "—".into())
+                }));
+                r
+            })
+            .collect();
+        table(&mut out, &header, 1, &rows);
+    }
+
+    // Breakdowns.
+    out.push_str("## Breakdowns\n\n");
+    type Pick = fn(&AgentSummary) -> BTreeMap<String, Breakdown>;
+    let dims: [(&str, Pick); 5] = [
+        ("Persona", |a| a.by_persona.clone()),
+        ("Category", |a| a.by_category.clone()),
+        ("Difficulty", |a| a.by_difficulty.clone()),
+        ("Ability", |a| a.by_ability.clone()),
+        ("Apps", |a| {
+            a.by_apps.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        }),
+    ];
+    for (dim, pick) in dims {
+        let _ = writeln!(out, "### By {}\n", dim.to_lowercase());
+        let mut rows = Vec::new();
+        let mut groups: BTreeMap<String, Vec<(String, Breakdown)>> = BTreeMap::new();
+        for (name, a) in &agents {
+            for (g, b) in pick(a) {
+                groups.entry(g).or_default().push(((*name).clone(), b));
+            }
+        }
+        for (g, list) in groups {
+            for (name, b) in list {
+                rows.push(vec![
+                    cell(&g),
+                    cell(&name),
+                    b.count.to_string(),
+                    pct(b.weighted_mean),
+                    pct(b.strict_rate),
+                ]);
+            }
+        }
+        table(
+            &mut out,
+            &[dim, "Agent", "Trials", "Weighted", "Strict"],
+            2,
+            &rows,
+        );
+    }
+    out.push_str("### By rubric kind\n\n");
+    let mut rows = Vec::new();
+    let kinds: BTreeSet<&String> = summary
+        .agents
+        .values()
+        .flat_map(|a| a.by_kind.keys())
+        .collect();
+    for k in kinds {
+        for (name, a) in &agents {
+            if let Some(b) = a.by_kind.get(k) {
+                rows.push(vec![
+                    cell(k),
+                    cell(name),
+                    b.count.to_string(),
+                    b.passed.to_string(),
+                    pct(b.pass_rate),
+                    pct(b.weighted_mean),
+                    pct(b.strict_rate),
+                ]);
+            }
+        }
+    }
+    table(
+        &mut out,
+        &[
+            "Kind",
+            "Agent",
+            "Items",
+            "Passed",
+            "Pass rate",
+            "Weighted",
+            "All passed",
+        ],
+        2,
+        &rows,
+    );
+
+    // Red lines.
+    out.push_str("## Red-line violations\n\n");
+    let details = verdict_details(trials);
+    let mut any = false;
+    for (name, a) in &agents {
+        for r in &a.red_line_violations {
+            any = true;
+            let detail = details.get(&((*name).clone(), r.task.clone(), r.epoch, r.item.clone()));
+            let _ = write!(
+                out,
+                "- **{}** — `{}` epoch {}: `{}`",
+                inline(name),
+                r.task,
+                r.epoch,
+                r.item
+            );
+            match detail {
+                Some(d) if !d.is_empty() => {
+                    let _ = writeln!(out, " — {}", inline(d));
+                }
+                _ => out.push('\n'),
+            }
+        }
+    }
+    if !any {
+        out.push_str("None.\n");
+    }
+    out.push('\n');
+
+    // Failures by category.
+    out.push_str("## Failures by category\n\nItems that did not pass (failed or broken), counted under each of their categories.\n\n");
+    let cats: BTreeSet<&String> = summary
+        .agents
+        .values()
+        .flat_map(|a| a.failures_by_category.keys())
+        .collect();
+    if cats.is_empty() {
+        out.push_str("None.\n\n");
+    } else {
+        let names: Vec<String> = agents.iter().map(|(n, _)| cell(n)).collect();
+        let mut header = vec!["Category"];
+        header.extend(names.iter().map(String::as_str));
+        let rows: Vec<Vec<String>> = cats
+            .iter()
+            .map(|c| {
+                let mut r = vec![cell(c)];
+                r.extend(agents.iter().map(|(_, a)| {
+                    a.failures_by_category
+                        .get(*c)
+                        .copied()
+                        .unwrap_or(0)
+                        .to_string()
+                }));
+                r
+            })
+            .collect();
+        table(&mut out, &header, 1, &rows);
+    }
+
+    // Per task.
+    out.push_str("## Per task\n\n");
+    let mut rows = Vec::new();
+    for t in &tasks {
+        for (name, a) in &agents {
+            if let Some(row) = a.per_task.get(*t) {
+                rows.push(vec![
+                    format!("`{}`", cell(t)),
+                    cell(&row.title),
+                    cell(name),
+                    row.epochs.to_string(),
+                    if row.epochs == 0 {
+                        "—".into()
+                    } else {
+                        pct(row.weighted_mean)
+                    },
+                    format!("{}/{}", row.strict_count, row.epochs),
+                    row.errors.to_string(),
+                ]);
+            }
+        }
+    }
+    table(
+        &mut out,
+        &[
+            "Task", "Title", "Agent", "Epochs", "Weighted", "Strict", "Errors",
+        ],
+        3,
+        &rows,
+    );
+
+    // Broken checks.
+    out.push_str("## Broken checks\n\nItems whose check itself failed (scored as not passed; fix the check).\n\n");
+    let mut broken: Vec<(String, String, u32, String, String)> = trials
+        .iter()
+        .filter(|(r, _)| r.status != TrialStatus::Error)
+        .flat_map(|(r, vs)| {
+            vs.iter()
+                .filter(|v| v.status == VerdictStatus::Error)
+                .map(move |v| {
+                    (
+                        r.agent.clone(),
+                        r.task.id.clone(),
+                        r.epoch,
+                        v.id.clone(),
+                        v.detail.clone().unwrap_or_default(),
+                    )
+                })
+        })
+        .collect();
+    broken.sort();
+    if broken.is_empty() {
+        out.push_str("None.\n\n");
+    } else {
+        for (agent, task, epoch, item, detail) in broken {
+            let _ = writeln!(
+                out,
+                "- **{}** — `{task}` epoch {epoch}: `{item}` — {}",
+                inline(&agent),
+                inline(&detail)
+            );
+        }
+        out.push('\n');
+    }
+
+    // Errored trials.
+    out.push_str(
+        "## Errored trials\n\nHarness or infrastructure failures; excluded from every score.\n\n",
+    );
+    let mut errored: Vec<(String, String, u32, String, usize)> = trials
+        .iter()
+        .filter(|(r, _)| r.status == TrialStatus::Error)
+        .map(|(r, _)| {
+            (
+                r.agent.clone(),
+                r.task.id.clone(),
+                r.epoch,
+                r.error
+                    .clone()
+                    .unwrap_or_else(|| "(no reason recorded)".into()),
+                r.attempts.len(),
+            )
+        })
+        .collect();
+    errored.sort();
+    if errored.is_empty() {
+        out.push_str("None.\n");
+    } else {
+        for (agent, task, epoch, error, attempts) in errored {
+            let s = if attempts == 1 { "" } else { "s" };
+            let _ = writeln!(
+                out,
+                "- **{}** — `{task}` epoch {epoch} ({attempts} attempt{s}): {}",
+                inline(&agent),
+                inline(&error)
+            );
+        }
+    }
+    out
+}
+
+/// (agent, task, epoch, item) → the verdict's detail.
+fn verdict_details(
+    trials: &[(TrialResult, Vec<Verdict>)],
+) -> BTreeMap<(String, String, u32, String), String> {
+    let mut m = BTreeMap::new();
+    for (r, vs) in trials {
+        for v in vs {
+            m.insert(
+                (r.agent.clone(), r.task.id.clone(), r.epoch, v.id.clone()),
+                v.detail.clone().unwrap_or_default(),
+            );
+        }
+    }
+    m
+}
+
+/// The plain-text summary table printed at the end of `bureau run`: one row per agent, columns
+/// aligned (names left, numbers right).
+pub fn render_table(summary: &Summary) -> String {
+    let epochs = max_epochs(summary);
+    let mut header: Vec<String> = [
+        "agent", "trials", "errors", "weighted", "strict", "partial", "TCR@50", "TCR@80", "TCR@100",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if epochs > 1 {
+        header.push(format!("pass@{epochs}"));
+        header.push(format!("pass^{epochs}"));
+    }
+    header.push("red lines".into());
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (name, a) in ranked(summary) {
+        let mut r = vec![
+            name.clone(),
+            a.trials.to_string(),
+            a.errors.to_string(),
+            format!("{} ± {}", pct(a.weighted.mean), pct(a.weighted.std)),
+            format!("{}%", pct(a.strict_success_rate)),
+            pct(a.partial_mean),
+            format!("{}%", pct(a.tcr.get(&50).copied().unwrap_or(0.0))),
+            format!("{}%", pct(a.tcr.get(&80).copied().unwrap_or(0.0))),
+            format!("{}%", pct(a.tcr.get(&100).copied().unwrap_or(0.0))),
+        ];
+        if epochs > 1 {
+            r.push(
+                a.pass_at_k
+                    .get(&epochs)
+                    .map(|v| format!("{}%", pct(*v)))
+                    .unwrap_or_else(|| "-".into()),
+            );
+            r.push(
+                a.pass_hat_k
+                    .get(&epochs)
+                    .map(|v| format!("{}%", pct(*v)))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        r.push(a.red_line_violations.len().to_string());
+        rows.push(r);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| -> String {
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let pad = widths[i].saturating_sub(c.chars().count());
+                if i == 0 {
+                    format!("{c}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{c}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let mut out = String::new();
+    out.push_str(&line(&header));
+    out.push('\n');
+    let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+    out.push_str(&"-".repeat(total));
+    out.push('\n');
+    for r in &rows {
+        out.push_str(&line(r));
+        out.push('\n');
+    }
+    let scored: u32 = summary.agents.values().map(|a| a.scored).sum();
+    let errors: u32 = summary.agents.values().map(|a| a.errors).sum();
+    let _ = writeln!(
+        out,
+        "{}: {scored} scored, {} (excluded). weighted = mean ± std of Σw(passed)/Σw(all); strict = all items passed, no red line.",
+        plural(summary.trials, "trial"),
+        plural(errors, "error")
+    );
+    out
+}
