@@ -1,0 +1,163 @@
+//! The agents Bureau can run, and the handle they act through.
+//!
+//! An [`Agent`] works one turn at a time: the run loop calls [`Agent::run_turn`] with the
+//! turn's wake-up prompt and a [`ToolSession`], the agent's only handle on the world. Every
+//! tool call goes through the session, which records it in the trajectory and enforces the
+//! task's per-turn limits.
+//!
+//! Agent kinds, by the spec given on the command line ([`make_agent`]):
+//!
+//! * `oracle` ([`oracle::OracleAgent`]) — replays the task's `solution/` through the real tools;
+//! * `null` ([`null::NullAgent`]) — does nothing (a task it passes is a broken task);
+//! * `replay:<path>` ([`replay::ReplayAgent`]) — re-issues the tool calls of a recorded
+//!   `trajectory.jsonl`, turn by turn.
+//!
+//! An [`AgentError`] is a harness failure: the trial becomes `error` and is retried; it never
+//! counts as an agent failure. An agent's mistakes (bad tool arguments, impossible actions)
+//! are tool errors, recorded in the trajectory like any other outcome.
+
+pub mod null;
+pub mod oracle;
+pub mod replay;
+mod session;
+
+use bureau_core::task::Task;
+use bureau_core::time::WorldTime;
+
+pub use session::{LimitReached, Recorder, ToolSession, TurnLimits};
+
+/// What the agent receives at the start of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnInput {
+    /// 1-based turn number.
+    pub index: u32,
+    /// The wake-up prompt (loud events are announced here; silent ones are not).
+    pub prompt: String,
+    /// The world clock during this turn.
+    pub time: WorldTime,
+}
+
+/// What the agent hands back at the end of a turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnOutput {
+    /// The agent's closing message for the turn. The run loop records it as the turn's last
+    /// `message` step, so an agent should not also [`ToolSession::say`] it.
+    pub final_message: Option<String>,
+}
+
+/// A harness failure of an agent: the trial becomes `error` (and is retried), never `failed`.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The agent spec names no known kind.
+    #[error("unknown agent `{spec}` — use one of: {}", AGENT_KINDS.join(", "))]
+    UnknownKind { spec: String },
+    /// A recorded trajectory could not be read.
+    #[error("replay {path}:{line}: {message} — {hint}")]
+    Replay {
+        path: String,
+        line: usize,
+        message: String,
+        hint: String,
+    },
+    /// Anything else that stopped the agent from working (API down, process died, ...).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The agent specs [`make_agent`] understands, for help texts.
+pub const AGENT_KINDS: &[&str] = &["oracle", "null", "replay:<trajectory.jsonl or trial dir>"];
+
+/// The system under test.
+///
+/// The trait is object-safe (agents are used as `Box<dyn Agent>`) and `Send` (trials run on
+/// worker threads). A fresh agent is made for every attempt of every trial, so an agent may
+/// keep per-trial state in `self`.
+pub trait Agent: Send {
+    /// A short stable name; it names the agent's directory in run output (after
+    /// sanitising) and its column in reports.
+    fn name(&self) -> String;
+
+    /// Called once per trial, before the first turn.
+    fn start_trial(&mut self, task: &Task) -> Result<(), AgentError>;
+
+    /// Work one turn through `tools`. Return when done; a limit reached by the session ends
+    /// the turn from the agent's side (its further calls are refused).
+    fn run_turn(&mut self, turn: &TurnInput, tools: &ToolSession)
+    -> Result<TurnOutput, AgentError>;
+}
+
+/// Make an agent from its spec: `oracle`, `null` or `replay:<path>`.
+pub fn make_agent(spec: &str) -> Result<Box<dyn Agent>, AgentError> {
+    match spec {
+        "oracle" => Ok(Box::new(oracle::OracleAgent::new())),
+        "null" => Ok(Box::new(null::NullAgent)),
+        _ => match spec.strip_prefix("replay:") {
+            Some(path) if !path.is_empty() => Ok(Box::new(replay::ReplayAgent::load(
+                std::path::Path::new(path),
+            )?)),
+            _ => Err(AgentError::UnknownKind {
+                spec: spec.to_string(),
+            }),
+        },
+    }
+}
+
+/// An agent name as a directory name: letters, digits, `-`, `_` and `.` are kept, every other
+/// character becomes `_`; a name made only of dots becomes `_`.
+pub fn sanitize_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') {
+        "_".to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_make_the_named_kinds() {
+        assert_eq!(make_agent("oracle").unwrap().name(), "oracle");
+        assert_eq!(make_agent("null").unwrap().name(), "null");
+        let err = make_agent("gpt-9").err().unwrap().to_string();
+        assert!(err.contains("unknown agent `gpt-9`"), "{err}");
+        assert!(err.contains("oracle, null, replay:"), "{err}");
+        assert!(matches!(
+            make_agent("replay:"),
+            Err(AgentError::UnknownKind { .. })
+        ));
+        assert!(matches!(
+            make_agent("replay:/does/not/exist.jsonl"),
+            Err(AgentError::Replay { .. })
+        ));
+    }
+
+    #[test]
+    fn names_become_safe_directory_names() {
+        assert_eq!(sanitize_name("oracle"), "oracle");
+        assert_eq!(
+            sanitize_name("replay:/tmp/a b/t.jsonl"),
+            "replay__tmp_a_b_t.jsonl"
+        );
+        assert_eq!(sanitize_name(".."), "_");
+        assert_eq!(sanitize_name(""), "_");
+    }
+
+    #[test]
+    fn agents_are_object_safe_and_send() {
+        fn is_send<T: Send>(_: &T) {}
+        let a: Box<dyn Agent> = make_agent("null").unwrap();
+        is_send(&a);
+    }
+}

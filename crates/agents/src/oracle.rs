@@ -1,0 +1,53 @@
+//! The `oracle` agent: replays the task's reference solution (`solution/<n>.jsonl`) through
+//! the real tools, so a task proves that its checks can be passed.
+//!
+//! A tool error during the replay is not an agent error: it is recorded like any tool
+//! outcome, the oracle goes on with the next call, and the checks decide (so `bureau
+//! validate` reports the task as failing for the oracle, which is what is wrong).
+
+use bureau_core::task::Task;
+use bureau_core::tool::ToolCall;
+
+use crate::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
+
+#[derive(Debug, Clone, Default)]
+pub struct OracleAgent {
+    solution: Vec<Vec<ToolCall>>,
+}
+
+impl OracleAgent {
+    pub fn new() -> OracleAgent {
+        OracleAgent::default()
+    }
+}
+
+impl Agent for OracleAgent {
+    fn name(&self) -> String {
+        "oracle".to_string()
+    }
+
+    fn start_trial(&mut self, task: &Task) -> Result<(), AgentError> {
+        self.solution = task.solution.clone();
+        Ok(())
+    }
+
+    fn run_turn(
+        &mut self,
+        turn: &TurnInput,
+        tools: &ToolSession,
+    ) -> Result<TurnOutput, AgentError> {
+        let calls = turn
+            .index
+            .checked_sub(1)
+            .and_then(|i| self.solution.get(i as usize))
+            .map(|c| c.as_slice())
+            .unwrap_or(&[]);
+        for call in calls {
+            if tools.call(&call.tool, call.args.clone()).is_err() {
+                // A limit ended the turn; the session recorded it.
+                break;
+            }
+        }
+        Ok(TurnOutput::default())
+    }
+}

@@ -1,0 +1,161 @@
+//! The `replay:<path>` agent: re-issues the steps of a recorded `trajectory.jsonl` turn by
+//! turn — its tool calls (through the real tools, so outcomes are recomputed) and its
+//! messages. Prompts, limit records and notes are not replayed: the run loop and the session
+//! make their own.
+//!
+//! `<path>` is a `trajectory.jsonl` file or a trial directory holding one. Replaying the
+//! trajectory of a trial on the same task reproduces its world and its verdicts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bureau_core::task::Task;
+use bureau_core::trajectory::{Step, StepKind};
+use serde_json::Value;
+
+use crate::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Action {
+    Call { tool: String, args: Value },
+    Say(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ReplayAgent {
+    path: PathBuf,
+    turns: BTreeMap<u32, Vec<Action>>,
+}
+
+impl ReplayAgent {
+    /// Read the recorded trajectory at `path` (a file, or a directory with `trajectory.jsonl`).
+    pub fn load(path: &Path) -> Result<ReplayAgent, AgentError> {
+        let file = if path.is_dir() {
+            path.join("trajectory.jsonl")
+        } else {
+            path.to_path_buf()
+        };
+        let shown = file.display().to_string();
+        let text = std::fs::read_to_string(&file).map_err(|e| AgentError::Replay {
+            path: shown.clone(),
+            line: 0,
+            message: format!("cannot read the trajectory: {e}"),
+            hint: "give `replay:<path>` the trajectory.jsonl of a trial, or its trial directory"
+                .into(),
+        })?;
+        let mut turns: BTreeMap<u32, Vec<Action>> = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let step: Step = serde_json::from_str(line).map_err(|e| AgentError::Replay {
+                path: shown.clone(),
+                line: i + 1,
+                message: format!("not a trajectory step: {e}"),
+                hint: "each line is one step as Bureau writes it in trajectory.jsonl".into(),
+            })?;
+            let action = match step.kind {
+                StepKind::ToolCall { tool, args, .. } => Action::Call { tool, args },
+                StepKind::Message { text } => Action::Say(text),
+                StepKind::Prompt { .. } | StepKind::LimitReached { .. } | StepKind::Note { .. } => {
+                    continue;
+                }
+            };
+            turns.entry(step.turn).or_default().push(action);
+        }
+        Ok(ReplayAgent { path: file, turns })
+    }
+
+    /// The trajectory file being replayed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of tool calls recorded for `turn`.
+    pub fn calls_in_turn(&self, turn: u32) -> usize {
+        self.turns
+            .get(&turn)
+            .map(|a| {
+                a.iter()
+                    .filter(|a| matches!(a, Action::Call { .. }))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+}
+
+impl Agent for ReplayAgent {
+    fn name(&self) -> String {
+        format!("replay:{}", self.path.display())
+    }
+
+    fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {
+        Ok(())
+    }
+
+    fn run_turn(
+        &mut self,
+        turn: &TurnInput,
+        tools: &ToolSession,
+    ) -> Result<TurnOutput, AgentError> {
+        for action in self
+            .turns
+            .get(&turn.index)
+            .map(|a| a.as_slice())
+            .unwrap_or(&[])
+        {
+            match action {
+                Action::Call { tool, args } => {
+                    if tools.call(tool, args.clone()).is_err() {
+                        break;
+                    }
+                }
+                Action::Say(text) => tools.say(text.clone()),
+            }
+        }
+        Ok(TurnOutput::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_tool_calls_and_messages_by_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("trajectory.jsonl");
+        std::fs::write(
+            &p,
+            concat!(
+                r#"{"turn":1,"type":"prompt","time":"2026-03-02T09:00:00+00:00","text":"hi"}"#, "\n",
+                r#"{"turn":1,"type":"tool_call","tool":"files_read","args":{"path":"a.txt"},"outcome":"ok","value":{}}"#, "\n",
+                r#"{"turn":1,"type":"message","text":"done"}"#, "\n",
+                "\n",
+                r#"{"turn":2,"type":"limit_reached","limit":"max_steps","detail":"x"}"#, "\n",
+                r#"{"turn":2,"type":"tool_call","tool":"files_write","args":{"path":"b","content":"c"},"outcome":"error","message":"no"}"#, "\n",
+            ),
+        )
+        .unwrap();
+        // A trial directory works as well as the file.
+        let agent = ReplayAgent::load(dir.path()).unwrap();
+        assert_eq!(agent.calls_in_turn(1), 1);
+        assert_eq!(agent.calls_in_turn(2), 1);
+        assert_eq!(agent.calls_in_turn(3), 0);
+        assert_eq!(agent.turns[&1][1], Action::Say("done".into()));
+        assert_eq!(agent.path(), p.as_path());
+    }
+
+    #[test]
+    fn a_bad_line_is_reported_with_its_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        std::fs::write(
+            &p,
+            "{\"turn\":1,\"type\":\"message\",\"text\":\"a\"}\nnot json\n",
+        )
+        .unwrap();
+        let err = ReplayAgent::load(&p).unwrap_err().to_string();
+        assert!(err.contains("t.jsonl:2: not a trajectory step"), "{err}");
+    }
+}

@@ -1,0 +1,319 @@
+//! The tool session: the agent's handle on the world during one turn, and the trajectory
+//! recorder it writes to.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bureau_core::log::Actor;
+use bureau_core::task::Limits;
+use bureau_core::tool::{ToolOutcome, ToolSpec};
+use bureau_core::trajectory::{Step, StepKind};
+use bureau_world::World;
+use serde_json::Value;
+
+/// Lock a mutex even if a panicking thread poisoned it: the run loop turns that panic into an
+/// `error` trial, so the data is never trusted after it, only read for the record.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The trajectory of one trial attempt: every step in order, optionally streamed to a
+/// `trajectory.jsonl` file as it happens (so a crashed attempt keeps what it did).
+///
+/// Cloning gives another handle on the same trajectory.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    inner: Arc<Mutex<RecorderInner>>,
+}
+
+#[derive(Default)]
+struct RecorderInner {
+    steps: Vec<Step>,
+    sink: Option<BufWriter<File>>,
+    sink_error: Option<String>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("steps", &lock(&self.inner).steps.len())
+            .finish()
+    }
+}
+
+impl Recorder {
+    /// A recorder that keeps the steps in memory only.
+    pub fn new() -> Recorder {
+        Recorder::default()
+    }
+
+    /// A recorder that also appends each step as one JSON line to `path` (created or
+    /// truncated), flushed after every step.
+    pub fn to_file(path: &Path) -> std::io::Result<Recorder> {
+        let file = File::create(path)?;
+        let rec = Recorder::new();
+        lock(&rec.inner).sink = Some(BufWriter::new(file));
+        Ok(rec)
+    }
+
+    /// Append a step.
+    pub fn record(&self, step: Step) {
+        let mut inner = lock(&self.inner);
+        if let Some(sink) = inner.sink.as_mut() {
+            let written = serde_json::to_writer(&mut *sink, &step)
+                .map_err(|e| e.to_string())
+                .and_then(|()| sink.write_all(b"\n").map_err(|e| e.to_string()))
+                .and_then(|()| sink.flush().map_err(|e| e.to_string()));
+            if let Err(e) = written
+                && inner.sink_error.is_none()
+            {
+                inner.sink_error = Some(e);
+            }
+        }
+        inner.steps.push(step);
+    }
+
+    /// Every step so far, in order.
+    pub fn steps(&self) -> Vec<Step> {
+        lock(&self.inner).steps.clone()
+    }
+
+    pub fn len(&self) -> usize {
+        lock(&self.inner).steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first error writing the trajectory file, if any (a harness failure: the file on
+    /// disk is incomplete).
+    pub fn sink_error(&self) -> Option<String> {
+        lock(&self.inner).sink_error.clone()
+    }
+}
+
+/// A turn's limits on the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnLimits {
+    /// Tool calls allowed in the turn.
+    pub max_steps: u32,
+    /// Wall-clock time allowed for the turn, checked at every tool call.
+    pub wall: Duration,
+}
+
+impl From<&Limits> for TurnLimits {
+    fn from(l: &Limits) -> Self {
+        TurnLimits {
+            max_steps: l.max_steps,
+            wall: Duration::from_secs(l.wall_seconds),
+        }
+    }
+}
+
+/// A limit ended the turn: the session refuses every further tool call of the turn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{limit} limit reached: {detail}")]
+pub struct LimitReached {
+    /// `max_steps` or `wall_seconds`.
+    pub limit: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Default)]
+struct SessionState {
+    calls: u32,
+    stopped: Option<LimitReached>,
+}
+
+/// The agent's handle on the world during one turn.
+///
+/// It shares the world (`Arc<Mutex<World>>`, so an MCP server can serve the same world) and
+/// the trajectory [`Recorder`]. Each [`ToolSession::call`] runs the tool as the agent,
+/// records a `tool_call` step and counts against the turn's [`TurnLimits`]. The session is
+/// `Send + Sync`: calls from several threads are serialised, and the trajectory order is the
+/// order in which they changed the world.
+#[derive(Debug)]
+pub struct ToolSession {
+    world: Arc<Mutex<World>>,
+    recorder: Recorder,
+    turn: u32,
+    limits: TurnLimits,
+    started: Instant,
+    state: Mutex<SessionState>,
+}
+
+impl ToolSession {
+    /// A session for turn `turn` (1-based); its wall clock starts now.
+    pub fn new(
+        world: Arc<Mutex<World>>,
+        recorder: Recorder,
+        turn: u32,
+        limits: TurnLimits,
+    ) -> ToolSession {
+        ToolSession {
+            world,
+            recorder,
+            turn,
+            limits,
+            started: Instant::now(),
+            state: Mutex::new(SessionState::default()),
+        }
+    }
+
+    /// The turn this session serves.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    pub fn limits(&self) -> TurnLimits {
+        self.limits
+    }
+
+    /// Tool calls made so far in this turn.
+    pub fn calls_made(&self) -> u32 {
+        lock(&self.state).calls
+    }
+
+    /// The limit that ended the turn, if one did.
+    pub fn limit_reached(&self) -> Option<LimitReached> {
+        lock(&self.state).stopped.clone()
+    }
+
+    /// Wall-clock time left in the turn (zero once it is over). An agent that waits on
+    /// something slow (a model API) should give up by then.
+    pub fn time_left(&self) -> Duration {
+        self.limits.wall.saturating_sub(self.started.elapsed())
+    }
+
+    /// Every tool the agent can call.
+    pub fn tool_specs(&self) -> Vec<ToolSpec> {
+        World::tool_specs()
+    }
+
+    /// Call a world tool as the agent. A tool error (bad arguments, impossible action) is an
+    /// `Ok(ToolOutcome::Error)`; `Err` means a limit ended the turn and the call was not made.
+    /// The first refused call records a `limit_reached` step; later ones record nothing.
+    pub fn call(&self, tool: &str, args: Value) -> Result<ToolOutcome, LimitReached> {
+        let mut state = lock(&self.state);
+        if let Some(stopped) = &state.stopped {
+            return Err(stopped.clone());
+        }
+        let reached = if state.calls >= self.limits.max_steps {
+            Some(LimitReached {
+                limit: "max_steps".into(),
+                detail: format!(
+                    "{} tool calls per turn allowed; `{tool}` was refused",
+                    self.limits.max_steps
+                ),
+            })
+        } else if self.started.elapsed() >= self.limits.wall {
+            Some(LimitReached {
+                limit: "wall_seconds".into(),
+                detail: format!(
+                    "{} s per turn allowed; `{tool}` was refused",
+                    self.limits.wall.as_secs()
+                ),
+            })
+        } else {
+            None
+        };
+        if let Some(reached) = reached {
+            self.recorder.record(Step {
+                turn: self.turn,
+                kind: StepKind::LimitReached {
+                    limit: reached.limit.clone(),
+                    detail: reached.detail.clone(),
+                },
+            });
+            state.stopped = Some(reached.clone());
+            return Err(reached);
+        }
+        state.calls += 1;
+        // The state lock is held across the call so that concurrent calls are recorded in
+        // the order they reached the world.
+        let outcome = lock(&self.world).call_tool(Actor::Agent, tool, &args);
+        self.recorder.record(Step {
+            turn: self.turn,
+            kind: StepKind::ToolCall {
+                tool: tool.to_string(),
+                args,
+                outcome: outcome.clone(),
+            },
+        });
+        Ok(outcome)
+    }
+
+    /// Record text the agent said during the turn.
+    pub fn say(&self, text: impl Into<String>) {
+        self.recorder.record(Step {
+            turn: self.turn,
+            kind: StepKind::Message { text: text.into() },
+        });
+    }
+
+    /// Record anything else the agent wants kept in the trajectory (model usage, raw
+    /// requests, ...).
+    pub fn note(&self, data: Value) {
+        self.recorder.record(Step {
+            turn: self.turn,
+            kind: StepKind::Note { data },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn session_and_recorder_are_thread_safe() {
+        assert_send_sync::<ToolSession>();
+        assert_send_sync::<Recorder>();
+    }
+
+    #[test]
+    fn recorder_streams_one_json_line_per_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trajectory.jsonl");
+        let rec = Recorder::to_file(&path).unwrap();
+        rec.record(Step {
+            turn: 1,
+            kind: StepKind::Message {
+                text: "hello".into(),
+            },
+        });
+        rec.record(Step {
+            turn: 2,
+            kind: StepKind::Note {
+                data: serde_json::json!({"k": 1}),
+            },
+        });
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        let back: Step = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(back, rec.steps()[1]);
+        assert!(rec.sink_error().is_none());
+    }
+
+    #[test]
+    fn turn_limits_come_from_the_task() {
+        let l = TurnLimits::from(&Limits {
+            max_steps: 7,
+            wall_seconds: 30,
+        });
+        assert_eq!(
+            l,
+            TurnLimits {
+                max_steps: 7,
+                wall: Duration::from_secs(30)
+            }
+        );
+    }
+}

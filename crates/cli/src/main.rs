@@ -1,0 +1,256 @@
+//! `bureau`: run agents on office tasks, validate tasks, write reports.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use bureau_core::TaskErrors;
+use bureau_core::suite::load_tasks;
+use bureau_run::{RunConfig, RunError};
+use clap::{Args, Parser, Subcommand};
+
+/// Bureau: a workplace simulator and evaluation harness for AI coworker agents.
+#[derive(Debug, Parser)]
+#[command(name = "bureau", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run agents on tasks and score them (resumable: re-run with the same --out).
+    Run(RunArgs),
+    /// Check that tasks prove themselves: the oracle passes, the null agent fails, verdicts are reproducible.
+    Validate {
+        /// Suite or task directories (`suite@subset` for a named subset).
+        #[arg(required = true, value_name = "SUITE_OR_TASK")]
+        targets: Vec<String>,
+    },
+    /// Rewrite report.md and summary.json of a run directory from its stored results.
+    Report {
+        /// A run directory (the --out of `bureau run`).
+        #[arg(value_name = "RUN_DIR")]
+        run_dir: PathBuf,
+    },
+    /// List tasks: id, difficulty, category, turns, rubric items, apps.
+    Tasks {
+        /// Suite or task directories (`suite@subset` for a named subset).
+        #[arg(required = true, value_name = "SUITE_OR_TASK")]
+        targets: Vec<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Suite or task directories (`suite@subset` for a named subset).
+    #[arg(required = true, value_name = "SUITE_OR_TASK")]
+    targets: Vec<String>,
+    /// Agent to run: oracle, null or replay:<trajectory.jsonl or trial dir>. Repeatable.
+    #[arg(long = "agent", required = true, value_name = "KIND")]
+    agents: Vec<String>,
+    /// Trials per task and agent.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    epochs: u32,
+    /// Trials run at the same time.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    concurrency: u32,
+    /// Run directory [default: runs/<timestamp>]. An existing run directory is resumed.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Extra attempts for a trial whose harness failed.
+    #[arg(long, default_value_t = 1)]
+    retries: u32,
+    /// Print summary.json instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Exit codes: 0 success, 1 failure (offenders, harness or I/O failure), 2 bad input.
+const EXIT_FAILURE: u8 = 1;
+const EXIT_BAD_INPUT: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => cmd_run(args),
+        Command::Validate { targets } => cmd_validate(&targets),
+        Command::Report { run_dir } => cmd_report(&run_dir),
+        Command::Tasks { targets } => cmd_tasks(&targets),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if let Some(errors) = e.downcast_ref::<TaskErrors>() {
+                print_task_errors(errors);
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+            if let Some(run_error) = e.downcast_ref::<RunError>() {
+                match run_error {
+                    RunError::Tasks(errors) => {
+                        print_task_errors(errors);
+                        return ExitCode::from(EXIT_BAD_INPUT);
+                    }
+                    RunError::Agent(_) | RunError::Config(_) | RunError::OtherRun { .. } => {
+                        eprintln!("error: {run_error}");
+                        return ExitCode::from(EXIT_BAD_INPUT);
+                    }
+                    RunError::Io { .. } | RunError::Json { .. } => {}
+                }
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+fn print_task_errors(errors: &TaskErrors) {
+    let mut err = std::io::stderr().lock();
+    for e in &errors.0 {
+        let _ = writeln!(err, "{e}");
+    }
+}
+
+fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from("runs").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
+    });
+    let config = RunConfig {
+        targets: args.targets,
+        agents: args.agents,
+        epochs: args.epochs,
+        concurrency: args.concurrency as usize,
+        out,
+        retries: args.retries,
+        quiet: args.quiet,
+    };
+    let outcome = bureau_run::run(&config)?;
+    if args.json {
+        let path = outcome.out.join(bureau_run::rundir::SUMMARY_JSON);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        print!("{text}");
+    } else {
+        print!("{}", bureau_report::render_table(&outcome.summary));
+    }
+    eprintln!(
+        "{} trial(s): {} passed, {} failed, {} errored ({} run now, {} already done) — {}",
+        outcome.total,
+        outcome.passed,
+        outcome.failed,
+        outcome.errored,
+        outcome.ran,
+        outcome.skipped,
+        outcome.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
+    let report = bureau_run::validate(targets);
+    let offenders = report.offenders();
+    if offenders.is_empty() {
+        println!("{} tasks valid", report.valid_count());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut rows = vec![vec!["TASK".to_string(), "PROBLEM".to_string()]];
+    for row in &offenders {
+        for p in &row.problems {
+            rows.push(vec![row.task.clone(), p.clone()]);
+        }
+    }
+    print!("{}", table(&rows));
+    println!("{} of {} tasks invalid", offenders.len(), report.rows.len());
+    Ok(ExitCode::from(EXIT_FAILURE))
+}
+
+fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
+    if !dir.join(bureau_run::rundir::TRIALS).is_dir() {
+        bail!(
+            "{} is not a run directory (it has no trials/) — give the --out directory of `bureau run`",
+            dir.display()
+        );
+    }
+    let summary = bureau_run::write_summary(dir)?;
+    print!("{}", bureau_report::render_table(&summary));
+    eprintln!(
+        "wrote {}",
+        dir.join(bureau_run::rundir::REPORT_MD).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_tasks(targets: &[String]) -> anyhow::Result<ExitCode> {
+    let tasks = load_tasks(targets)?;
+    let mut rows = vec![
+        ["ID", "DIFFICULTY", "CATEGORY", "TURNS", "ITEMS", "APPS"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for t in &tasks {
+        rows.push(vec![
+            t.id.clone(),
+            t.difficulty.as_str().to_string(),
+            t.category.clone(),
+            t.turns.len().to_string(),
+            t.rubric.len().to_string(),
+            t.apps.join(","),
+        ]);
+    }
+    print!("{}", table(&rows));
+    println!("{} task(s)", tasks.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Left-aligned columns separated by two spaces; the last column is not padded.
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn tables_align_columns() {
+        let rows = vec![
+            vec!["ID".to_string(), "N".to_string()],
+            vec!["long-id".to_string(), "3".to_string()],
+        ];
+        assert_eq!(table(&rows), "ID       N\nlong-id  3\n");
+    }
+}

@@ -1,0 +1,437 @@
+//! The `bureau` binary, end to end.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+fn bureau() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bureau"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn trial(out: &Path, task: &str, agent: &str, epoch: u32) -> PathBuf {
+    out.join("trials")
+        .join(task)
+        .join(agent)
+        .join(epoch.to_string())
+}
+
+/// result.json as written, with the wall time (its only non-deterministic field) redacted.
+fn redacted_result(path: &Path) -> String {
+    assert!(json(path)["wall_seconds"].as_f64().unwrap() >= 0.0);
+    read(path)
+        .lines()
+        .map(|l| match l.split_once("\"wall_seconds\": ") {
+            Some((indent, _)) => format!("{indent}\"wall_seconds\": \"[wall]\","),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn run_with_oracle_and_null_writes_the_run_directory_and_prints_the_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let o = run_ok(
+        bureau()
+            .arg("run")
+            .arg(&task)
+            .args(["--agent", "oracle", "--agent", "null", "--quiet", "--out"])
+            .arg(&out),
+    );
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.contains("oracle") && stdout.contains("null"),
+        "the table names the agents:\n{stdout}"
+    );
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("2 trial(s): 1 passed, 1 failed, 0 errored"),
+        "{stderr}"
+    );
+
+    insta::assert_snapshot!(
+        "oracle_result",
+        redacted_result(&trial(&out, "memo", "oracle", 1).join("result.json"))
+    );
+    insta::assert_snapshot!(
+        "null_result",
+        redacted_result(&trial(&out, "memo", "null", 1).join("result.json"))
+    );
+
+    // --json prints summary.json as stored (re-running the same command resumes: nothing to do).
+    let o = run_ok(
+        bureau()
+            .arg("run")
+            .arg(&task)
+            .args([
+                "--agent", "oracle", "--agent", "null", "--quiet", "--json", "--out",
+            ])
+            .arg(&out),
+    );
+    assert_eq!(text(&o.stdout), read(&out.join("summary.json")));
+    assert!(text(&o.stderr).contains("(0 run now, 2 already done)"));
+}
+
+#[test]
+fn report_rewrites_report_md_from_stored_results_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    run_ok(
+        bureau()
+            .arg("run")
+            .arg(&task)
+            .args(["--agent", "oracle", "--quiet", "--out"])
+            .arg(&out),
+    );
+    let report = read(&out.join("report.md"));
+    let summary = read(&out.join("summary.json"));
+    std::fs::remove_file(out.join("report.md")).unwrap();
+    // The task directory is gone: the report needs only the run directory.
+    std::fs::remove_dir_all(&task).unwrap();
+    run_ok(bureau().arg("report").arg(&out));
+    assert_eq!(read(&out.join("report.md")), report);
+    assert_eq!(read(&out.join("summary.json")), summary);
+
+    let o = bureau().arg("report").arg(tmp.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("is not a run directory"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn resume_after_a_simulated_crash_completes_only_the_missing_trials() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b", "c"]);
+    let out = tmp.path().join("run");
+    let cmd = |out: &Path| {
+        let mut c = bureau();
+        c.arg("run")
+            .arg(&suite)
+            .args(["--agent", "oracle", "--quiet", "--out"])
+            .arg(out);
+        c
+    };
+    run_ok(&mut cmd(&out));
+    let a_before = read(&trial(&out, "a", "oracle", 1).join("result.json"));
+
+    // b: killed during its first attempt (files in attempts/1, no attempt.json, no result.json);
+    // c: never started.
+    let b = trial(&out, "b", "oracle", 1);
+    std::fs::remove_file(b.join("result.json")).unwrap();
+    std::fs::create_dir_all(b.join("attempts/1")).unwrap();
+    for f in ["trajectory.jsonl", "snapshots", "world"] {
+        std::fs::rename(b.join(f), b.join("attempts/1").join(f)).unwrap();
+    }
+    std::fs::remove_dir_all(trial(&out, "c", "oracle", 1)).unwrap();
+
+    let o = run_ok(&mut cmd(&out));
+    assert!(
+        text(&o.stderr)
+            .contains("3 trial(s): 3 passed, 0 failed, 0 errored (2 run now, 1 already done)"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        read(&trial(&out, "a", "oracle", 1).join("result.json")),
+        a_before
+    );
+    let rb = json(&b.join("result.json"));
+    assert_eq!(rb["status"], "passed");
+    assert_eq!(rb["attempts"][0]["attempt"], 1);
+    assert_eq!(rb["attempts"][0]["status"], "error");
+    assert_eq!(rb["attempts"][0]["dir"], "attempts/1");
+    assert_eq!(rb["attempts"][1]["attempt"], 2);
+    assert_eq!(rb["attempts"][1]["dir"], ".");
+    assert!(b.join("attempts/1/trajectory.jsonl").is_file());
+    assert!(b.join("trajectory.jsonl").is_file() && b.join("verdicts.json").is_file());
+    assert_eq!(
+        json(&trial(&out, "c", "oracle", 1).join("result.json"))["attempts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn resume_after_the_process_is_killed_loses_and_duplicates_no_trial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    const EPOCHS: u32 = 60;
+    let args = |c: &mut Command| {
+        c.arg("run")
+            .arg(&task)
+            .args([
+                "--agent",
+                "oracle",
+                "--quiet",
+                "--epochs",
+                &EPOCHS.to_string(),
+                "--out",
+            ])
+            .arg(&out);
+    };
+    let mut c = bureau();
+    args(&mut c);
+    let mut child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let results = |out: &Path| {
+        (1..=EPOCHS)
+            .filter(|e| {
+                trial(out, "memo", "oracle", *e)
+                    .join("result.json")
+                    .is_file()
+            })
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while results(&out) < 3 && Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done_before = results(&out);
+    assert!(done_before >= 3, "the run got going before the kill");
+    assert!(
+        done_before < EPOCHS as usize,
+        "the kill came before the end of the run"
+    );
+
+    let mut c = bureau();
+    args(&mut c);
+    let o = run_ok(&mut c);
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains(&format!("{EPOCHS} trial(s): {EPOCHS} passed")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{} already done", done_before)),
+        "skips exactly the finished trials: {stderr}"
+    );
+
+    let reference = std::fs::read(trial(&out, "memo", "oracle", 1).join("verdicts.json")).unwrap();
+    for e in 1..=EPOCHS {
+        let dir = trial(&out, "memo", "oracle", e);
+        let r = json(&dir.join("result.json"));
+        assert_eq!(r["epoch"], e);
+        assert_eq!(r["status"], "passed");
+        let attempts = r["attempts"].as_array().unwrap();
+        let last = attempts.last().unwrap();
+        assert_eq!(last["dir"], ".");
+        let numbers: Vec<u64> = attempts
+            .iter()
+            .map(|a| a["attempt"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            numbers,
+            (1..=attempts.len() as u64).collect::<Vec<_>>(),
+            "epoch {e}: attempt numbers continue"
+        );
+        assert_eq!(
+            std::fs::read(dir.join("verdicts.json")).unwrap(),
+            reference,
+            "epoch {e}"
+        );
+        let stray: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|x| x.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(stray.is_empty(), "epoch {e}: {stray:?}");
+    }
+    let dirs = std::fs::read_dir(out.join("trials/memo/oracle"))
+        .unwrap()
+        .count();
+    assert_eq!(dirs, EPOCHS as usize, "no extra trial directory");
+}
+
+#[test]
+fn a_malformed_task_prints_located_errors_and_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("broken");
+    write_memo_task(&task, "broken");
+    let toml = read(&task.join("task.toml"));
+    let toml = toml.replace("difficulty = \"easy\"", "difficulty = \"trivial\"");
+    std::fs::write(task.join("task.toml"), toml).unwrap();
+    let o = bureau()
+        .arg("run")
+        .arg(&task)
+        .args(["--agent", "oracle", "--quiet", "--out"])
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = text(&o.stderr).replace(&tmp.path().display().to_string(), "[TMP]");
+    insta::assert_snapshot!("malformed_task_stderr", stderr);
+    assert!(
+        !tmp.path().join("run").exists(),
+        "nothing runs when a task does not load"
+    );
+
+    // A check that names no function of checks.star is a load error too.
+    let task2 = tmp.path().join("nocheck");
+    write_memo_task(&task2, "nocheck");
+    let toml = read(&task2.join("task.toml"));
+    std::fs::write(task2.join("task.toml"), format!("{toml}\n[[rubric]]\nid = \"x\"\ndescription = \"x\"\nkind = \"result\"\ncheck = \"missing_fn\"\n")).unwrap();
+    std::fs::write(
+        task2.join("checks.star"),
+        "def other(w):\n    return True\n",
+    )
+    .unwrap();
+    let o = bureau()
+        .arg("run")
+        .arg(&task2)
+        .args(["--agent", "oracle", "--quiet", "--out"])
+        .arg(tmp.path().join("run2"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = text(&o.stderr);
+    let line = stderr.lines().next().unwrap();
+    assert!(
+        line.contains("task.toml:")
+            && line.contains("unknown Starlark function `missing_fn` — define"),
+        "{stderr}"
+    );
+
+    let o = bureau().arg("tasks").arg(&task).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("task.toml:5:14: unknown variant `trivial`"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn bad_agents_and_foreign_run_directories_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let o = bureau()
+        .arg("run")
+        .arg(&task)
+        .args(["--agent", "gpt-9", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("unknown agent `gpt-9`"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    run_ok(
+        bureau()
+            .arg("run")
+            .arg(&task)
+            .args(["--agent", "oracle", "--quiet", "--out"])
+            .arg(&out),
+    );
+    let o = bureau()
+        .arg("run")
+        .arg(&task)
+        .args(["--agent", "null", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("holds a different run"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
+    let o = run_ok(bureau().arg("validate").arg(&suite));
+    assert_eq!(text(&o.stdout), "2 tasks valid\n");
+
+    write_memo_task_with(&suite.join("c"), "c", 100, "");
+    let o = bureau().arg("validate").arg(&suite).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = text(&o.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(
+        lines.next().unwrap().split_whitespace().collect::<Vec<_>>(),
+        vec!["TASK", "PROBLEM"]
+    );
+    let row = lines.next().unwrap();
+    assert_eq!(row.split_whitespace().next(), Some("c"), "{stdout}");
+    assert!(
+        row.contains(" the oracle does not reach strict success; not passed: memo-written"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("1 of 3 tasks invalid\n"), "{stdout}");
+
+    // A subset of the suite leaves the offender out.
+    let o = run_ok(
+        bureau()
+            .arg("validate")
+            .arg(format!("{}@lite", suite.display())),
+    );
+    assert_eq!(text(&o.stdout), "1 tasks valid\n");
+}
+
+#[test]
+fn tasks_lists_id_difficulty_category_turns_items_and_apps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
+    let o = run_ok(bureau().arg("tasks").arg(&suite));
+    insta::assert_snapshot!("tasks_table", text(&o.stdout));
+}
+
+#[test]
+fn help_texts() {
+    for (name, args) in [
+        ("help", vec!["--help"]),
+        ("help_run", vec!["run", "--help"]),
+        ("help_validate", vec!["validate", "--help"]),
+        ("help_report", vec!["report", "--help"]),
+        ("help_tasks", vec!["tasks", "--help"]),
+    ] {
+        let o = run_ok(bureau().args(&args));
+        insta::assert_snapshot!(name, text(&o.stdout));
+    }
+}

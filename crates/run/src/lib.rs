@@ -1,0 +1,372 @@
+//! Bureau's run loop.
+//!
+//! [`run`] plays every trial — one (task, agent, epoch) — of a run on a bounded pool of
+//! worker threads and keeps everything in one resumable run directory (layout in
+//! [`rundir`]). [`validate`] proves that tasks are sound: the oracle passes them, the null
+//! agent does not, and the verdicts are reproducible.
+//!
+//! Errors are not failures: a trial whose harness broke (world build, agent error, panic) is
+//! `error`, retried, and never scored. A broken check is an `error` verdict, not a trial error.
+
+pub mod rundir;
+pub mod trial;
+pub mod validate;
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use bureau_agents::{Agent, AgentError, make_agent, sanitize_name};
+use bureau_check::summary::{Summary, summarize};
+use bureau_check::{CheckLimits, CheckProgram, load_checks};
+use bureau_core::result::{TrialResult, TrialStatus};
+use bureau_core::suite::load_tasks;
+use bureau_core::task::Task;
+use bureau_core::{TaskError, TaskErrors};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+pub use rundir::{load_trials, trial_dir};
+pub use trial::{AttemptOutcome, run_attempt};
+pub use validate::{ValidationReport, ValidationRow, validate};
+
+/// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses
+/// [`bureau_agents::make_agent`]; [`run_with`] takes another (more agent kinds, tests).
+pub type AgentFactory<'a> = dyn Fn(&str) -> Result<Box<dyn Agent>, AgentError> + Sync + 'a;
+
+/// What to run and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    /// Task or suite paths (`path@subset` for a suite's subset).
+    pub targets: Vec<String>,
+    /// Agent specs.
+    pub agents: Vec<String>,
+    /// Trials per (task, agent); epochs count from 1.
+    pub epochs: u32,
+    /// Worker threads.
+    pub concurrency: usize,
+    /// The run directory.
+    pub out: PathBuf,
+    /// Extra attempts of a trial whose attempt was `error` (per invocation).
+    pub retries: u32,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+impl RunConfig {
+    /// One epoch, one worker, one retry, progress shown.
+    pub fn new(targets: Vec<String>, agents: Vec<String>, out: PathBuf) -> RunConfig {
+        RunConfig {
+            targets,
+            agents,
+            epochs: 1,
+            concurrency: 1,
+            out,
+            retries: 1,
+            quiet: false,
+        }
+    }
+}
+
+/// What a finished run looks like.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub out: PathBuf,
+    pub summary: Summary,
+    /// Trials of the run.
+    pub total: usize,
+    /// Trials played by this invocation.
+    pub ran: usize,
+    /// Trials found finished in the run directory and skipped.
+    pub skipped: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errored: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Tasks (or their checks) do not load.
+    #[error("{0}")]
+    Tasks(TaskErrors),
+    #[error("{0}")]
+    Agent(#[from] AgentError),
+    /// The configuration cannot be run.
+    #[error("{0}")]
+    Config(String),
+    /// The output directory holds another run.
+    #[error(
+        "{path} holds a different run ({what}) — re-run with the same targets, agents and epochs to resume it, or choose another --out"
+    )]
+    OtherRun { path: PathBuf, what: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Json { path: PathBuf, message: String },
+}
+
+/// `run.json`: what the run is. A run directory is resumed only by the same run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    pub schema: String,
+    pub bureau_version: String,
+    pub targets: Vec<String>,
+    pub agents: Vec<AgentEntry>,
+    pub epochs: u32,
+    /// Task ids, in run order.
+    pub tasks: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentEntry {
+    /// As given (`--agent`).
+    pub spec: String,
+    /// [`Agent::name`].
+    pub name: String,
+    /// Its directory under `trials/<task>/`.
+    pub dir: String,
+}
+
+pub const RUN_SCHEMA: &str = "bureau.run/1";
+
+/// Every task of `targets` with its compiled checks; all load errors are collected.
+pub fn load_with_checks(
+    targets: &[String],
+) -> Result<Vec<(Task, Option<CheckProgram>)>, TaskErrors> {
+    let tasks = load_tasks(targets)?;
+    let mut out = Vec::new();
+    let mut errors: Vec<TaskError> = Vec::new();
+    for task in tasks {
+        match load_checks(&task) {
+            Ok(p) => out.push((task, p)),
+            Err(e) => errors.extend(e.0),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(TaskErrors(errors))
+    }
+}
+
+/// Run with the built-in agent kinds.
+pub fn run(config: &RunConfig) -> Result<RunOutcome, RunError> {
+    run_with(config, &make_agent)
+}
+
+/// Run, making agents with `factory`.
+pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOutcome, RunError> {
+    if config.agents.is_empty() {
+        return Err(RunError::Config(
+            "no agent given — add --agent oracle (or null, replay:<path>)".into(),
+        ));
+    }
+    if config.epochs == 0 {
+        return Err(RunError::Config("epochs must be at least 1".into()));
+    }
+    let loaded = load_with_checks(&config.targets).map_err(RunError::Tasks)?;
+    if loaded.is_empty() {
+        return Err(RunError::Config(
+            "the targets hold no task — give task directories or suites with tasks".into(),
+        ));
+    }
+
+    let mut agents: Vec<AgentEntry> = Vec::new();
+    let mut dirs: BTreeMap<String, String> = BTreeMap::new();
+    for spec in &config.agents {
+        let name = factory(spec)?.name();
+        let dir = sanitize_name(&name);
+        if let Some(other) = dirs.insert(dir.clone(), spec.clone()) {
+            return Err(RunError::Config(format!(
+                "agents `{other}` and `{spec}` would share the directory `{dir}` — give each agent once"
+            )));
+        }
+        agents.push(AgentEntry {
+            spec: spec.clone(),
+            name,
+            dir,
+        });
+    }
+
+    let manifest = RunManifest {
+        schema: RUN_SCHEMA.into(),
+        bureau_version: env!("CARGO_PKG_VERSION").into(),
+        targets: config.targets.clone(),
+        agents: agents.clone(),
+        epochs: config.epochs,
+        tasks: loaded.iter().map(|(t, _)| t.id.clone()).collect(),
+    };
+    let out = &config.out;
+    std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
+    let run_json = out.join(rundir::RUN_JSON);
+    if run_json.is_file() {
+        let old: RunManifest = rundir::read_json(&run_json)?;
+        if let Some(what) = differs(&old, &manifest) {
+            return Err(RunError::OtherRun {
+                path: out.clone(),
+                what,
+            });
+        }
+    } else {
+        rundir::write_json(&run_json, &manifest)?;
+    }
+
+    let mut jobs = Vec::new();
+    let mut skipped = 0;
+    for (task, program) in &loaded {
+        for agent in &agents {
+            for epoch in 1..=config.epochs {
+                let dir = trial_dir(out, &task.id, &agent.dir, epoch);
+                let result = dir.join(rundir::RESULT_JSON);
+                if result.is_file() && rundir::read_json::<TrialResult>(&result).is_ok() {
+                    skipped += 1;
+                    continue;
+                }
+                jobs.push(trial::TrialJob {
+                    task,
+                    program: program.as_ref(),
+                    agent_spec: &agent.spec,
+                    agent_name: &agent.name,
+                    epoch,
+                    dir,
+                });
+            }
+        }
+    }
+    let total = jobs.len() + skipped;
+
+    let progress = Progress::new(total as u64, skipped as u64, config.quiet);
+    let limits = CheckLimits::default();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let first_error: Mutex<Option<RunError>> = Mutex::new(None);
+    let workers = config.concurrency.max(1).min(jobs.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(i) else { break };
+                    match trial::run_trial(job, factory, &limits, config.retries.saturating_add(1))
+                    {
+                        Ok(result) => progress.finished(result.status),
+                        Err(e) => {
+                            stop.store(true, Ordering::SeqCst);
+                            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                            slot.get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    progress.done();
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+
+    let summary = write_summary(out)?;
+    let trials = load_trials(out)?;
+    let count = |s: TrialStatus| trials.iter().filter(|(r, _)| r.status == s).count();
+    Ok(RunOutcome {
+        out: out.clone(),
+        total,
+        ran: jobs.len(),
+        skipped,
+        passed: count(TrialStatus::Passed),
+        failed: count(TrialStatus::Failed),
+        errored: count(TrialStatus::Error),
+        summary,
+    })
+}
+
+/// What makes `new` a different run from `old`, if anything.
+fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
+    if old.targets != new.targets {
+        return Some(format!("targets {:?}, not {:?}", old.targets, new.targets));
+    }
+    let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
+    if specs(old) != specs(new) {
+        return Some(format!("agents {:?}, not {:?}", specs(old), specs(new)));
+    }
+    if old.epochs != new.epochs {
+        return Some(format!("{} epoch(s), not {}", old.epochs, new.epochs));
+    }
+    if old.tasks != new.tasks {
+        return Some(format!("tasks {:?}, now {:?}", old.tasks, new.tasks));
+    }
+    None
+}
+
+/// Summarise every finished trial of the run directory `out` and (re)write `summary.json`
+/// and `report.md` from the stored results alone.
+pub fn write_summary(out: &Path) -> Result<Summary, RunError> {
+    let trials = load_trials(out)?;
+    let summary = summarize(&trials);
+    rundir::write_json(&out.join(rundir::SUMMARY_JSON), &summary)?;
+    let report = bureau_report::render_markdown(&summary, &trials);
+    rundir::write_atomic(&out.join(rundir::REPORT_MD), report.as_bytes())?;
+    Ok(summary)
+}
+
+/// The progress bar: trials done of all, with passed / failed / errored counts and an ETA.
+/// Hidden when stderr is not a terminal or when quiet.
+struct Progress {
+    bar: ProgressBar,
+    counts: Mutex<[u64; 3]>,
+}
+
+impl Progress {
+    fn new(total: u64, skipped: u64, quiet: bool) -> Progress {
+        let bar = if quiet || !std::io::stderr().is_terminal() {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(total)
+        };
+        if let Ok(style) =
+            ProgressStyle::with_template("{pos}/{len} trials · {msg} · ETA {eta} {wide_bar}")
+        {
+            bar.set_style(style);
+        }
+        bar.set_position(skipped);
+        let p = Progress {
+            bar,
+            counts: Mutex::new([0; 3]),
+        };
+        p.show(&[0; 3], skipped);
+        p
+    }
+
+    fn show(&self, c: &[u64; 3], skipped: u64) {
+        let resumed = if skipped > 0 {
+            format!(" · {skipped} already done")
+        } else {
+            String::new()
+        };
+        self.bar.set_message(format!(
+            "{} passed · {} failed · {} errored{resumed}",
+            c[0], c[1], c[2]
+        ));
+    }
+
+    fn finished(&self, status: TrialStatus) {
+        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        match status {
+            TrialStatus::Passed => c[0] += 1,
+            TrialStatus::Failed => c[1] += 1,
+            TrialStatus::Error => c[2] += 1,
+        }
+        self.bar.inc(1);
+        let skipped = self.bar.position().saturating_sub(c.iter().sum());
+        self.show(&c, skipped);
+    }
+
+    fn done(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,568 @@
+//! One trial: its attempts, each a full pass of the run loop, and the move of the final
+//! attempt into the trial directory.
+//!
+//! The run loop of one attempt: build the world → for each turn: begin the turn (clock,
+//! events) → record the prompt → the agent works through a [`ToolSession`] → snapshot →
+//! evaluate the turn's items → after the last turn evaluate the `final` items → export the
+//! final state. A harness failure anywhere (world, agent error, panic) ends the attempt as
+//! `error` with a reason; the verdicts of the turns already done are kept.
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use bureau_agents::{Recorder, ToolSession, TurnInput, TurnLimits};
+use bureau_check::CheckProgram;
+use bureau_check::eval::{CheckLimits, evaluate};
+use bureau_check::metrics::trial_score;
+use bureau_core::log::Actor;
+use bureau_core::result::{AttemptRecord, TrialResult, TrialScore, TrialStatus, Usage};
+use bureau_core::task::{Task, check_rel_path};
+use bureau_core::trajectory::{Step, StepKind};
+use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
+use bureau_world::World;
+
+use crate::rundir::{
+    self, ATTEMPT_JSON, ATTEMPTS, EVENTS_JSONL, RESULT_JSON, TRAJECTORY_JSONL, VERDICTS_JSON,
+    io_err,
+};
+use crate::{AgentFactory, RunError};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What one attempt produced.
+#[derive(Debug, Clone)]
+pub struct AttemptOutcome {
+    pub status: TrialStatus,
+    /// Why the attempt is `error`.
+    pub error: Option<String>,
+    /// Absent when the attempt is `error`.
+    pub score: Option<TrialScore>,
+    pub usage: Usage,
+    /// Every verdict reached (also those of an errored attempt, for the record).
+    pub verdicts: Vec<Verdict>,
+    /// `verdicts.json` exactly as written.
+    pub verdicts_json: Vec<u8>,
+    pub wall_seconds: f64,
+    /// Whether another attempt could end differently. A broken check is deterministic: the
+    /// same world gives the same error, so it is not retried.
+    pub retryable: bool,
+}
+
+/// Run one attempt of `task` with the agent `spec` in `dir` (which must exist), writing the
+/// trial files there. Never panics and never fails: every failure is an `error` outcome.
+pub fn run_attempt(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    factory: &AgentFactory<'_>,
+    spec: &str,
+    dir: &Path,
+    limits: &CheckLimits,
+) -> AttemptOutcome {
+    let started = Instant::now();
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    let mut world: Option<Arc<Mutex<World>>> = None;
+    let mut error: Option<String> = None;
+
+    let recorder = match Recorder::to_file(&dir.join(TRAJECTORY_JSONL)) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            error = Some(format!(
+                "cannot create {}: {e}",
+                dir.join(TRAJECTORY_JSONL).display()
+            ));
+            None
+        }
+    };
+    if let Some(recorder) = &recorder {
+        let body = catch_unwind(AssertUnwindSafe(|| {
+            drive(
+                task,
+                program,
+                factory,
+                spec,
+                dir,
+                limits,
+                recorder,
+                &mut world,
+                &mut verdicts,
+            )
+        }));
+        error = match body {
+            Ok(Ok(())) => None,
+            Ok(Err(reason)) => Some(reason),
+            Err(panic) => Some(format!(
+                "panic in the harness: {}",
+                panic_message(panic.as_ref())
+            )),
+        };
+    }
+
+    // The final state, also after an error (it is what a person debugging the trial wants).
+    if let Some(world) = &world {
+        let exported = catch_unwind(AssertUnwindSafe(|| export(&lock(world), dir)));
+        let failed = match exported {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(format!("exporting the final state: {e}")),
+            Err(panic) => Some(format!(
+                "panic exporting the final state: {}",
+                panic_message(panic.as_ref())
+            )),
+        };
+        if error.is_none() {
+            error = failed;
+        }
+    }
+    if let Some(e) = recorder.as_ref().and_then(|r| r.sink_error())
+        && error.is_none()
+    {
+        error = Some(format!("writing {TRAJECTORY_JSONL}: {e}"));
+    }
+    if error.is_none() {
+        let evaluated: BTreeSet<&str> = verdicts.iter().map(|v| v.id.as_str()).collect();
+        let missing: Vec<&str> = task
+            .rubric
+            .iter()
+            .map(|i| i.id.as_str())
+            .filter(|id| !evaluated.contains(id))
+            .collect();
+        if !missing.is_empty() {
+            error = Some(format!(
+                "{} rubric item(s) never evaluated: {}",
+                missing.len(),
+                missing.join(", ")
+            ));
+        }
+    }
+
+    // A broken check leaves the trial's score unknown: counting the item as failed would lie
+    // about the agent, dropping it from the denominator would inflate the score (ClawMark's
+    // bug). The trial is `error`, excluded from every rate, with the checks named.
+    let mut retryable = true;
+    if error.is_none() {
+        let broken: Vec<String> = verdicts
+            .iter()
+            .filter(|v| v.status == VerdictStatus::Error)
+            .map(|v| format!("{}: {}", v.id, v.detail.as_deref().unwrap_or("error")))
+            .collect();
+        if !broken.is_empty() {
+            retryable = false;
+            error = Some(format!("{} check(s) broke, so the trial cannot be scored: {}", broken.len(), broken.join("; ")));
+        }
+    }
+
+    let mut verdicts_json = serde_json::to_vec_pretty(&verdicts).unwrap_or_default();
+    verdicts_json.push(b'\n');
+    if let Err(e) = rundir::write_atomic(&dir.join(VERDICTS_JSON), &verdicts_json)
+        && error.is_none()
+    {
+        error = Some(e.to_string());
+    }
+
+    let usage = recorder
+        .as_ref()
+        .map(|r| usage_of(&r.steps()))
+        .unwrap_or_default();
+    let (status, score) = match &error {
+        Some(_) => (TrialStatus::Error, None),
+        None => {
+            let score = trial_score(&verdicts);
+            (
+                if score.strict {
+                    TrialStatus::Passed
+                } else {
+                    TrialStatus::Failed
+                },
+                Some(score),
+            )
+        }
+    };
+    AttemptOutcome {
+        status,
+        error,
+        score,
+        usage,
+        verdicts,
+        verdicts_json,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        retryable,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    factory: &AgentFactory<'_>,
+    spec: &str,
+    dir: &Path,
+    limits: &CheckLimits,
+    recorder: &Recorder,
+    world_slot: &mut Option<Arc<Mutex<World>>>,
+    verdicts: &mut Vec<Verdict>,
+) -> Result<(), String> {
+    let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
+    let world =
+        World::build(task, &dir.join("world")).map_err(|e| format!("building the world: {e}"))?;
+    let world = Arc::new(Mutex::new(world));
+    *world_slot = Some(world.clone());
+
+    match catch_unwind(AssertUnwindSafe(|| agent.start_trial(task))) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("agent error before turn 1: {e}")),
+        Err(panic) => {
+            return Err(format!(
+                "agent panicked before turn 1: {}",
+                panic_message(panic.as_ref())
+            ));
+        }
+    }
+
+    let snapshots = dir.join("snapshots");
+    std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
+    let turn_limits = TurnLimits::from(&task.limits);
+    for turn in &task.turns {
+        let n = turn.index;
+        lock(&world)
+            .begin_turn(turn)
+            .map_err(|e| format!("turn {n}: applying the task's events: {e}"))?;
+        recorder.record(Step {
+            turn: n,
+            kind: StepKind::Prompt {
+                time: turn.at,
+                text: turn.prompt.clone(),
+            },
+        });
+        let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
+        let input = TurnInput {
+            index: n,
+            prompt: turn.prompt.clone(),
+            time: turn.at,
+        };
+        let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session))) {
+            Ok(Ok(out)) => out,
+            Ok(Err(e)) => return Err(format!("turn {n}: agent error: {e}")),
+            Err(panic) => {
+                return Err(format!(
+                    "turn {n}: agent panicked: {}",
+                    panic_message(panic.as_ref())
+                ));
+            }
+        };
+        if let Some(text) = output.final_message {
+            recorder.record(Step {
+                turn: n,
+                kind: StepKind::Message { text },
+            });
+        }
+        let w = lock(&world);
+        let snap = w
+            .snapshot()
+            .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
+        rundir::write_json(&snapshots.join(format!("turn-{n}.json")), &snap)
+            .map_err(|e| format!("turn {n}: {e}"))?;
+        verdicts.extend(evaluate(
+            task,
+            program,
+            &w,
+            &recorder.steps(),
+            TurnRef::Turn(n),
+            limits,
+        ));
+    }
+    let w = lock(&world);
+    verdicts.extend(evaluate(
+        task,
+        program,
+        &w,
+        &recorder.steps(),
+        TurnRef::Final,
+        limits,
+    ));
+    Ok(())
+}
+
+/// `events.jsonl`, `deliverables/`, `mail/` and `calendar/` of the world's current state.
+fn export(world: &World, dir: &Path) -> Result<(), String> {
+    let mut events = Vec::new();
+    for entry in world.log() {
+        serde_json::to_writer(&mut events, entry).map_err(|e| format!("{EVENTS_JSONL}: {e}"))?;
+        events.push(b'\n');
+    }
+    rundir::write_atomic(&dir.join(EVENTS_JSONL), &events).map_err(|e| e.to_string())?;
+
+    let deliverables = dir.join("deliverables");
+    std::fs::create_dir_all(&deliverables)
+        .map_err(|e| format!("{}: {e}", deliverables.display()))?;
+    let changed = world
+        .changed_files()
+        .map_err(|e| format!("listing changed files: {e}"))?;
+    // Only the agent's work: files the task added or replaced and the agent never touched are
+    // not its deliverables.
+    let touched: Vec<&str> = world
+        .log()
+        .iter()
+        .filter(|e| e.actor == Actor::Agent && e.service == "files")
+        .flat_map(|e| {
+            ["path", "to"]
+                .into_iter()
+                .filter_map(|k| e.payload.get(k).and_then(|v| v.as_str()))
+        })
+        .collect();
+    let by_agent = |rel: &str| {
+        touched.iter().any(|t| {
+            rel == *t
+                || rel
+                    .strip_prefix(t)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    };
+    for rel in changed
+        .created
+        .iter()
+        .chain(&changed.modified)
+        .filter(|r| by_agent(r))
+    {
+        check_rel_path(rel).map_err(|e| format!("changed file `{rel}`: {e}"))?;
+        let from = world.workspace().join(rel);
+        let to = deliverables.join(rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&from, &to)
+            .map_err(|e| format!("copying {} to deliverables: {e}", from.display()))?;
+    }
+
+    let mail = dir.join("mail");
+    std::fs::create_dir_all(&mail).map_err(|e| format!("{}: {e}", mail.display()))?;
+    world
+        .mail()
+        .export_eml(&mail)
+        .map_err(|e| format!("exporting mail: {e}"))?;
+    world
+        .calendar()
+        .export_ics(&dir.join("calendar"))
+        .map_err(|e| format!("exporting calendars: {e}"))?;
+    Ok(())
+}
+
+/// Counts of what the agent did, from its trajectory.
+pub fn usage_of(steps: &[Step]) -> Usage {
+    let mut u = Usage::default();
+    for step in steps {
+        match &step.kind {
+            StepKind::Prompt { .. } => {}
+            StepKind::ToolCall { tool, outcome, .. } => {
+                u.steps += 1;
+                u.tool_calls += 1;
+                if outcome.is_error() {
+                    u.tool_errors += 1;
+                }
+                *u.tool_calls_by_tool.entry(tool.clone()).or_default() += 1;
+            }
+            StepKind::Message { .. } | StepKind::Note { .. } => u.steps += 1,
+            StepKind::LimitReached { limit, .. } => {
+                u.limits_hit.push(format!("{}:{limit}", step.turn))
+            }
+        }
+    }
+    u
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
+}
+
+/// One trial of a run.
+pub(crate) struct TrialJob<'a> {
+    pub task: &'a Task,
+    pub program: Option<&'a CheckProgram>,
+    pub agent_spec: &'a str,
+    pub agent_name: &'a str,
+    pub epoch: u32,
+    pub dir: PathBuf,
+}
+
+/// Run a trial to its end: attempts until one is not `error` or `max_attempts` new attempts
+/// were made; then move the final attempt into the trial directory and write `result.json`
+/// (last, atomically). Attempt numbers continue after those already in `attempts/`.
+/// `Err` only when the run directory itself cannot be written.
+pub(crate) fn run_trial(
+    job: &TrialJob<'_>,
+    factory: &AgentFactory<'_>,
+    limits: &CheckLimits,
+    max_attempts: u32,
+) -> Result<TrialResult, RunError> {
+    let attempts_dir = job.dir.join(ATTEMPTS);
+    let mut k = rundir::attempt_numbers(&job.dir)?
+        .last()
+        .copied()
+        .unwrap_or(0);
+    let mut made = 0;
+    loop {
+        k += 1;
+        made += 1;
+        let dir = attempts_dir.join(k.to_string());
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let outcome = run_attempt(job.task, job.program, factory, job.agent_spec, &dir, limits);
+        let record = AttemptRecord {
+            attempt: k,
+            status: outcome.status,
+            error: outcome.error.clone(),
+            dir: format!("{ATTEMPTS}/{k}"),
+        };
+        rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
+        if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1) {
+            return finalize(job, k, outcome);
+        }
+    }
+}
+
+fn finalize(job: &TrialJob<'_>, k: u32, outcome: AttemptOutcome) -> Result<TrialResult, RunError> {
+    let trial = &job.dir;
+    let attempt_dir = trial.join(ATTEMPTS).join(k.to_string());
+    // Leftovers of an earlier finalisation that was interrupted before its result.json.
+    for entry in std::fs::read_dir(trial).map_err(io_err(trial))? {
+        let entry = entry.map_err(io_err(trial))?;
+        if entry.file_name() == ATTEMPTS {
+            continue;
+        }
+        let p = entry.path();
+        let removed = if entry.file_type().map_err(io_err(&p))?.is_dir() {
+            std::fs::remove_dir_all(&p)
+        } else {
+            std::fs::remove_file(&p)
+        };
+        removed.map_err(io_err(&p))?;
+    }
+    for entry in std::fs::read_dir(&attempt_dir).map_err(io_err(&attempt_dir))? {
+        let entry = entry.map_err(io_err(&attempt_dir))?;
+        let from = entry.path();
+        if entry.file_name() == ATTEMPT_JSON {
+            std::fs::remove_file(&from).map_err(io_err(&from))?;
+            continue;
+        }
+        let to = trial.join(entry.file_name());
+        std::fs::rename(&from, &to).map_err(io_err(&from))?;
+    }
+
+    let mut attempts = Vec::new();
+    for j in rundir::attempt_numbers(trial)? {
+        if j == k {
+            continue;
+        }
+        let record_path = trial.join(ATTEMPTS).join(j.to_string()).join(ATTEMPT_JSON);
+        let record = if record_path.is_file() {
+            rundir::read_json::<AttemptRecord>(&record_path)?
+        } else {
+            AttemptRecord {
+                attempt: j,
+                status: TrialStatus::Error,
+                error: Some("interrupted: the run stopped during this attempt".into()),
+                dir: format!("{ATTEMPTS}/{j}"),
+            }
+        };
+        attempts.push(record);
+    }
+    attempts.push(AttemptRecord {
+        attempt: k,
+        status: outcome.status,
+        error: outcome.error.clone(),
+        dir: ".".into(),
+    });
+
+    let result = TrialResult {
+        task: job.task.meta(),
+        agent: job.agent_name.to_string(),
+        epoch: job.epoch,
+        status: outcome.status,
+        error: outcome.error,
+        score: outcome.score,
+        usage: outcome.usage,
+        wall_seconds: outcome.wall_seconds,
+        attempts,
+    };
+    rundir::write_json(&trial.join(RESULT_JSON), &result)?;
+    // Housekeeping after the result is safe: the attempt directory is empty now.
+    let _ = std::fs::remove_dir(&attempt_dir);
+    let _ = std::fs::remove_dir(trial.join(ATTEMPTS));
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bureau_core::tool::ToolOutcome;
+    use serde_json::json;
+
+    #[test]
+    fn usage_counts_calls_errors_and_limits_but_not_prompts() {
+        let t = chrono_now();
+        let steps = vec![
+            Step {
+                turn: 1,
+                kind: StepKind::Prompt {
+                    time: t,
+                    text: "p".into(),
+                },
+            },
+            Step {
+                turn: 1,
+                kind: StepKind::ToolCall {
+                    tool: "files_read".into(),
+                    args: json!({}),
+                    outcome: ToolOutcome::Ok { value: json!({}) },
+                },
+            },
+            Step {
+                turn: 1,
+                kind: StepKind::ToolCall {
+                    tool: "files_read".into(),
+                    args: json!({}),
+                    outcome: ToolOutcome::Error {
+                        message: "no".into(),
+                    },
+                },
+            },
+            Step {
+                turn: 1,
+                kind: StepKind::Message { text: "m".into() },
+            },
+            Step {
+                turn: 2,
+                kind: StepKind::LimitReached {
+                    limit: "max_steps".into(),
+                    detail: "d".into(),
+                },
+            },
+        ];
+        let u = usage_of(&steps);
+        assert_eq!((u.steps, u.tool_calls, u.tool_errors), (3, 2, 1));
+        assert_eq!(u.tool_calls_by_tool.get("files_read"), Some(&2));
+        assert_eq!(u.limits_hit, vec!["2:max_steps".to_string()]);
+    }
+
+    fn chrono_now() -> bureau_core::time::WorldTime {
+        bureau_core::time::parse_world_time(
+            "2026-03-02T09:00:00+00:00",
+            bureau_core::time::parse_tz("UTC").unwrap(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn panic_messages_are_extracted() {
+        let p = catch_unwind(|| panic!("boom {}", 1)).unwrap_err();
+        assert_eq!(panic_message(p.as_ref()), "boom 1");
+    }
+}

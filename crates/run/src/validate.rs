@@ -1,0 +1,203 @@
+//! `bureau validate`: every task proves itself.
+//!
+//! A task is valid when it loads cleanly (task and checks), its solution uses only world
+//! tools, the oracle reaches strict success, the null agent does not and scores at most
+//! [`NULL_MAX_WEIGHTED`], and the oracle's verdicts are byte-identical over [`ORACLE_RUNS`]
+//! runs.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use bureau_agents::make_agent;
+use bureau_check::{CheckLimits, CheckProgram, load_checks};
+use bureau_core::result::TrialStatus;
+use bureau_core::suite::{Target, display_name};
+use bureau_core::task::Task;
+use bureau_world::World;
+
+use crate::trial::{AttemptOutcome, run_attempt};
+
+/// How many times the oracle runs to prove its verdicts are reproducible.
+pub const ORACLE_RUNS: usize = 3;
+/// The most a null agent may score (weighted) on a valid task.
+pub const NULL_MAX_WEIGHTED: f64 = 0.2;
+
+/// One task and what is wrong with it (nothing when valid).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationRow {
+    /// The task id, or its directory name when it does not load.
+    pub task: String,
+    pub dir: PathBuf,
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValidationReport {
+    /// One row per task (or unresolvable target), in target order.
+    pub rows: Vec<ValidationRow>,
+}
+
+impl ValidationReport {
+    /// Rows with at least one problem.
+    pub fn offenders(&self) -> Vec<&ValidationRow> {
+        self.rows
+            .iter()
+            .filter(|r| !r.problems.is_empty())
+            .collect()
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.rows.iter().all(|r| r.problems.is_empty())
+    }
+
+    pub fn valid_count(&self) -> usize {
+        self.rows.iter().filter(|r| r.problems.is_empty()).count()
+    }
+}
+
+/// Validate every task of `targets`.
+pub fn validate(targets: &[String]) -> ValidationReport {
+    let mut rows = Vec::new();
+    let mut ids: BTreeSet<String> = BTreeSet::new();
+    for spec in targets {
+        let target = match Target::resolve(spec) {
+            Ok(t) => t,
+            Err(e) => {
+                rows.push(ValidationRow {
+                    task: spec.clone(),
+                    dir: PathBuf::from(spec),
+                    problems: e.0.iter().map(|e| e.to_string()).collect(),
+                });
+                continue;
+            }
+        };
+        for dir in target.task_dirs() {
+            let mut row = ValidationRow {
+                task: display_name(&dir),
+                dir: dir.clone(),
+                problems: Vec::new(),
+            };
+            match Task::load(&dir) {
+                Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
+                Ok(task) => {
+                    row.task = task.id.clone();
+                    if !ids.insert(task.id.clone()) {
+                        row.problems.push(format!("task id `{}` is used by another task of these targets — task ids must be unique", task.id));
+                    }
+                    match load_checks(&task) {
+                        Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
+                        Ok(program) => row.problems.extend(validate_task(&task, program.as_ref())),
+                    }
+                }
+            }
+            rows.push(row);
+        }
+    }
+    ValidationReport { rows }
+}
+
+/// The problems of one loaded task.
+pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let known: BTreeSet<String> = World::tool_specs().into_iter().map(|s| s.name).collect();
+    for (i, calls) in task.solution.iter().enumerate() {
+        for call in calls {
+            if !known.contains(&call.tool) {
+                problems.push(format!(
+                    "solution/{}.jsonl calls `{}`, which is not a world tool — use one of the tools of docs/tools.md",
+                    i + 1,
+                    call.tool
+                ));
+            }
+        }
+    }
+
+    let limits = CheckLimits::default();
+    let attempt = |spec: &str| -> Result<AttemptOutcome, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("bureau-validate-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        Ok(run_attempt(
+            task,
+            program,
+            &make_agent,
+            spec,
+            dir.path(),
+            &limits,
+        ))
+    };
+
+    let mut oracle_runs: Vec<AttemptOutcome> = Vec::new();
+    for _ in 0..ORACLE_RUNS {
+        match attempt("oracle") {
+            Ok(o) if o.status == TrialStatus::Error => {
+                problems.push(format!(
+                    "the oracle's trial errored: {}",
+                    o.error.unwrap_or_default()
+                ));
+                break;
+            }
+            Ok(o) => oracle_runs.push(o),
+            Err(e) => {
+                problems.push(e);
+                break;
+            }
+        }
+    }
+    if let Some(first) = oracle_runs.first() {
+        if first.status != TrialStatus::Passed {
+            let failed: Vec<String> = first
+                .verdicts
+                .iter()
+                .filter(|v| !v.passed())
+                .map(|v| match &v.detail {
+                    Some(d) => format!("{} ({})", v.id, d),
+                    None => v.id.clone(),
+                })
+                .collect();
+            problems.push(format!("the oracle does not reach strict success; not passed: {} — fix solution/ or the checks", failed.join("; ")));
+        }
+        for (i, other) in oracle_runs.iter().enumerate().skip(1) {
+            if other.verdicts_json != first.verdicts_json {
+                let item = first
+                    .verdicts
+                    .iter()
+                    .zip(&other.verdicts)
+                    .find(|(a, b)| a != b)
+                    .map(|(a, _)| a.id.clone())
+                    .unwrap_or_else(|| "(different number of verdicts)".into());
+                problems.push(format!("the oracle's verdicts differ between run 1 and run {} (first at item `{item}`) — a check is not deterministic", i + 1));
+                break;
+            }
+        }
+    }
+
+    match attempt("null") {
+        Err(e) => problems.push(e),
+        Ok(o) if o.status == TrialStatus::Error => problems.push(format!(
+            "the null agent's trial errored: {}",
+            o.error.unwrap_or_default()
+        )),
+        Ok(o) => {
+            if let Some(score) = &o.score {
+                if score.strict {
+                    problems.push("the null agent reaches strict success — the checks pass on a world nobody touched".into());
+                } else if score.weighted > NULL_MAX_WEIGHTED {
+                    let passed: Vec<&str> = o
+                        .verdicts
+                        .iter()
+                        .filter(|v| v.passed())
+                        .map(|v| v.id.as_str())
+                        .collect();
+                    problems.push(format!(
+                        "the null agent scores {:.2} weighted (at most {NULL_MAX_WEIGHTED:.2} allowed); passed doing nothing: {} — make those checks require the agent's work",
+                        score.weighted,
+                        passed.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}

@@ -1,0 +1,526 @@
+//! The run loop and the run directory, end to end on small tasks.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput, make_agent};
+use bureau_core::Task;
+use bureau_core::result::{TrialResult, TrialStatus};
+use bureau_run::{RunConfig, RunError, run, run_with, trial_dir};
+use common::*;
+
+fn config(targets: &[&Path], agents: &[&str], out: &Path) -> RunConfig {
+    let mut c = RunConfig::new(
+        targets.iter().map(|p| p.display().to_string()).collect(),
+        agents.iter().map(|s| s.to_string()).collect(),
+        out.to_path_buf(),
+    );
+    c.quiet = true;
+    c
+}
+
+fn result(out: &Path, task: &str, agent: &str, epoch: u32) -> TrialResult {
+    serde_json::from_str(&read(
+        &trial_dir(out, task, agent, epoch).join("result.json"),
+    ))
+    .unwrap()
+}
+
+/// An agent that wraps another and misbehaves on cue.
+struct Wrapped {
+    name: String,
+    inner: Box<dyn Agent>,
+    panic_on_turn: Option<u32>,
+    fail_start: Option<Arc<AtomicBool>>,
+    abort_on_task: Option<String>,
+    task: String,
+}
+
+impl Wrapped {
+    fn new(name: &str) -> Wrapped {
+        Wrapped {
+            name: name.into(),
+            inner: make_agent("oracle").unwrap(),
+            panic_on_turn: None,
+            fail_start: None,
+            abort_on_task: None,
+            task: String::new(),
+        }
+    }
+}
+
+impl Agent for Wrapped {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn start_trial(&mut self, task: &Task) -> Result<(), AgentError> {
+        self.task = task.id.clone();
+        if let Some(flag) = &self.fail_start
+            && !flag.swap(true, Ordering::SeqCst)
+        {
+            return Err(AgentError::Failed("model API unavailable (503)".into()));
+        }
+        self.inner.start_trial(task)
+    }
+    fn run_turn(
+        &mut self,
+        turn: &TurnInput,
+        tools: &ToolSession,
+    ) -> Result<TurnOutput, AgentError> {
+        if self.panic_on_turn == Some(turn.index) {
+            panic!("agent bug on turn {}", turn.index);
+        }
+        if self.abort_on_task.as_deref() == Some(self.task.as_str()) {
+            let _ = tools.call(
+                "files_write",
+                serde_json::json!({"path": "partial.txt", "content": "x"}),
+            );
+            std::process::abort();
+        }
+        self.inner.run_turn(turn, tools)
+    }
+}
+
+#[test]
+fn oracle_passes_null_fails_and_the_trial_directory_holds_every_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let outcome = run(&config(&[&task], &["oracle", "null"], &out)).unwrap();
+    assert_eq!((outcome.total, outcome.ran, outcome.skipped), (2, 2, 0));
+    assert_eq!((outcome.passed, outcome.failed, outcome.errored), (1, 1, 0));
+
+    let oracle = result(&out, "memo", "oracle", 1);
+    assert_eq!(oracle.status, TrialStatus::Passed);
+    let score = oracle.score.as_ref().unwrap();
+    assert!(score.strict && (score.weighted - 1.0).abs() < 1e-9);
+    assert_eq!(oracle.usage.tool_calls, 4);
+    assert_eq!(oracle.attempts.len(), 1);
+    assert_eq!(oracle.attempts[0].dir, ".");
+
+    let null = result(&out, "memo", "null", 1);
+    assert_eq!(null.status, TrialStatus::Failed);
+    assert_eq!(null.score.as_ref().unwrap().weighted, 0.0);
+    assert_eq!(null.usage.tool_calls, 0);
+
+    let dir = trial_dir(&out, "memo", "oracle", 1);
+    for f in [
+        "result.json",
+        "verdicts.json",
+        "trajectory.jsonl",
+        "events.jsonl",
+        "snapshots/turn-1.json",
+        "snapshots/turn-2.json",
+        "deliverables/memo.md",
+        "calendar/ada@corp.test.ics",
+        "world/workspace/notes/budget.txt",
+    ] {
+        assert!(dir.join(f).is_file(), "missing {f}");
+    }
+    assert!(
+        !dir.join("attempts").exists(),
+        "the final attempt's files moved up"
+    );
+    assert!(
+        !dir.join("deliverables/readme.txt").exists(),
+        "unchanged seed files are not deliverables"
+    );
+    assert!(
+        !dir.join("deliverables/notes/budget.txt").exists(),
+        "files the task added are not the agent's deliverables"
+    );
+    assert_eq!(
+        read(&dir.join("deliverables/memo.md")),
+        "The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
+    );
+    let sent = std::fs::read_dir(dir.join("mail/ada@corp.test/Sent"))
+        .unwrap()
+        .count();
+    assert_eq!(sent, 1);
+
+    let verdicts = json(&dir.join("verdicts.json"));
+    let ids: Vec<&str> = verdicts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["memo-written", "bob-told", "budget-in-memo"]);
+    let traj = read(&dir.join("trajectory.jsonl"));
+    let kinds: Vec<String> = traj
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "prompt",
+            "tool_call",
+            "tool_call",
+            "prompt",
+            "tool_call",
+            "tool_call"
+        ]
+    );
+
+    let run_json = json(&out.join("run.json"));
+    assert_eq!(run_json["epochs"], 1);
+    assert_eq!(run_json["agents"][1]["spec"], "null");
+    assert_eq!(run_json["tasks"], serde_json::json!(["memo"]));
+    assert!(out.join("summary.json").is_file() && out.join("report.md").is_file());
+}
+
+#[test]
+fn verdicts_are_byte_identical_across_runs_and_a_replay_reproduces_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run(&config(&[&task], &["oracle"], &a)).unwrap();
+    run(&config(&[&task], &["oracle"], &b)).unwrap();
+    let va = std::fs::read(trial_dir(&a, "memo", "oracle", 1).join("verdicts.json")).unwrap();
+    let vb = std::fs::read(trial_dir(&b, "memo", "oracle", 1).join("verdicts.json")).unwrap();
+    assert_eq!(va, vb);
+    for f in ["trajectory.jsonl", "events.jsonl", "snapshots/turn-2.json"] {
+        assert_eq!(
+            read(&trial_dir(&a, "memo", "oracle", 1).join(f)),
+            read(&trial_dir(&b, "memo", "oracle", 1).join(f)),
+            "{f}"
+        );
+    }
+
+    let traj = trial_dir(&a, "memo", "oracle", 1).join("trajectory.jsonl");
+    let spec = format!("replay:{}", traj.display());
+    let r = tmp.path().join("r");
+    let outcome = run(&config(&[&task], &[&spec], &r)).unwrap();
+    assert_eq!(outcome.passed, 1);
+    let agent_dir = bureau_agents::sanitize_name(&spec);
+    let vr = std::fs::read(trial_dir(&r, "memo", &agent_dir, 1).join("verdicts.json")).unwrap();
+    assert_eq!(
+        vr, va,
+        "replaying the oracle's trajectory gives its verdicts"
+    );
+    assert_eq!(result(&r, "memo", &agent_dir, 1).agent, spec);
+}
+
+#[test]
+fn a_panicking_agent_makes_the_trial_error_retried_and_unscored_with_earlier_turns_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let factory = |spec: &str| -> Result<Box<dyn Agent>, AgentError> {
+        let mut a = Wrapped::new(spec);
+        a.panic_on_turn = Some(2);
+        Ok(Box::new(a))
+    };
+    let outcome = run_with(&config(&[&task], &["buggy"], &out), &factory).unwrap();
+    assert_eq!(outcome.errored, 1);
+    let r = result(&out, "memo", "buggy", 1);
+    assert_eq!(r.status, TrialStatus::Error);
+    assert!(r.score.is_none(), "an errored trial is not scored");
+    let reason = r.error.clone().unwrap();
+    assert!(
+        reason.contains("turn 2: agent panicked: agent bug on turn 2"),
+        "{reason}"
+    );
+    let dirs: Vec<(u32, &str)> = r
+        .attempts
+        .iter()
+        .map(|a| (a.attempt, a.dir.as_str()))
+        .collect();
+    assert_eq!(dirs, vec![(1, "attempts/1"), (2, ".")]);
+    assert!(r.attempts.iter().all(|a| a.status == TrialStatus::Error));
+
+    let dir = trial_dir(&out, "memo", "buggy", 1);
+    assert!(
+        dir.join("attempts/1/trajectory.jsonl").is_file(),
+        "earlier attempts are kept"
+    );
+    let verdicts = json(&dir.join("verdicts.json"));
+    let ids: Vec<&str> = verdicts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec!["memo-written", "bob-told"],
+        "turn 1 was checked right after turn 1"
+    );
+    assert!(dir.join("snapshots/turn-1.json").is_file());
+    assert!(!dir.join("snapshots/turn-2.json").exists());
+}
+
+#[test]
+fn a_trial_that_errors_once_is_retried_and_scored_by_its_second_attempt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let failed_once = Arc::new(AtomicBool::new(false));
+    let factory = |spec: &str| -> Result<Box<dyn Agent>, AgentError> {
+        let mut a = Wrapped::new(spec);
+        a.fail_start = Some(failed_once.clone());
+        Ok(Box::new(a))
+    };
+    run_with(&config(&[&task], &["shaky"], &out), &factory).unwrap();
+    let r = result(&out, "memo", "shaky", 1);
+    assert_eq!(r.status, TrialStatus::Passed);
+    assert_eq!(r.attempts.len(), 2);
+    assert_eq!(r.attempts[0].status, TrialStatus::Error);
+    assert!(
+        r.attempts[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("model API unavailable")
+    );
+    assert_eq!(r.attempts[1].dir, ".");
+
+    // With no retries the same failure is final.
+    let out2 = tmp.path().join("run2");
+    let failed_once = Arc::new(AtomicBool::new(false));
+    let factory = |spec: &str| -> Result<Box<dyn Agent>, AgentError> {
+        let mut a = Wrapped::new(spec);
+        a.fail_start = Some(failed_once.clone());
+        Ok(Box::new(a))
+    };
+    let mut c = config(&[&task], &["shaky"], &out2);
+    c.retries = 0;
+    run_with(&c, &factory).unwrap();
+    assert_eq!(result(&out2, "memo", "shaky", 1).status, TrialStatus::Error);
+}
+
+#[test]
+fn a_broken_check_is_an_error_verdict_and_makes_the_trial_unscored_without_retry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let toml = read(&task.join("task.toml"));
+    std::fs::write(
+        task.join("task.toml"),
+        format!("{toml}\n[[rubric]]\nid = \"broken\"\ndescription = \"a check that fails to run\"\nkind = \"result\"\ncheck = \"broken\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        task.join("checks.star"),
+        "def broken(w):\n    fail(\"this check is broken\")\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("run");
+    run(&config(&[&task], &["oracle"], &out)).unwrap();
+    let r = result(&out, "memo", "oracle", 1);
+    assert_eq!(r.status, TrialStatus::Error);
+    assert!(r.score.is_none(), "an unscorable trial has no score");
+    let reason = r.error.as_deref().unwrap();
+    assert!(reason.contains("1 check(s) broke") && reason.contains("broken: "), "{reason}");
+    // Deterministic: the same world would break the same check, so there is no second attempt.
+    assert_eq!(r.attempts.len(), 1);
+    let verdicts = json(&trial_dir(&out, "memo", "oracle", 1).join("verdicts.json"));
+    assert_eq!(verdicts[3]["status"], "error");
+    assert!(
+        verdicts[3]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this check is broken")
+    );
+}
+
+#[test]
+fn the_step_limit_ends_a_turn_and_shows_in_usage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task_with(&task, "memo", 1, MEMO_SOLUTION_1);
+    let out = tmp.path().join("run");
+    run(&config(&[&task], &["oracle"], &out)).unwrap();
+    let r = result(&out, "memo", "oracle", 1);
+    assert_eq!(r.status, TrialStatus::Failed, "the mail was never sent");
+    assert_eq!(
+        r.usage.limits_hit,
+        vec!["1:max_steps".to_string(), "2:max_steps".to_string()]
+    );
+    assert_eq!(r.usage.tool_calls, 2);
+}
+
+#[test]
+fn every_trial_runs_exactly_once_on_a_pool_and_a_second_invocation_skips_them_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b", "c"]);
+    let out = tmp.path().join("run");
+    let mut c = config(&[&suite], &["oracle", "null"], &out);
+    c.epochs = 2;
+    c.concurrency = 3;
+    let first = run(&c).unwrap();
+    assert_eq!(
+        (first.total, first.ran, first.passed, first.failed),
+        (12, 12, 6, 6)
+    );
+    for task in ["a", "b", "c"] {
+        for agent in ["oracle", "null"] {
+            for epoch in [1, 2] {
+                let r = result(&out, task, agent, epoch);
+                assert_eq!(
+                    (
+                        r.task.id.as_str(),
+                        r.agent.as_str(),
+                        r.epoch,
+                        r.attempts.len()
+                    ),
+                    (task, agent, epoch, 1)
+                );
+            }
+        }
+    }
+    let before = read(&trial_dir(&out, "b", "null", 2).join("result.json"));
+    let second = run(&c).unwrap();
+    assert_eq!((second.ran, second.skipped), (0, 12));
+    assert_eq!(
+        read(&trial_dir(&out, "b", "null", 2).join("result.json")),
+        before
+    );
+
+    // A subset of the suite is its own run.
+    let lite = format!("{}@lite", suite.display());
+    let mut c = config(&[], &["oracle"], &tmp.path().join("lite"));
+    c.targets = vec![lite];
+    assert_eq!(run(&c).unwrap().total, 1);
+}
+
+#[test]
+fn a_run_directory_is_resumed_only_by_the_same_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a"]);
+    let out = tmp.path().join("run");
+    run(&config(&[&suite], &["oracle"], &out)).unwrap();
+    let err = run(&config(&[&suite], &["null"], &out)).unwrap_err();
+    assert!(matches!(err, RunError::OtherRun { .. }), "{err}");
+    assert!(err.to_string().contains("choose another --out"), "{err}");
+    let mut c = config(&[&suite], &["oracle"], &out);
+    c.epochs = 2;
+    assert!(matches!(run(&c).unwrap_err(), RunError::OtherRun { .. }));
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    assert!(matches!(
+        run(&config(&[&task], &["robot"], &out)).unwrap_err(),
+        RunError::Agent(_)
+    ));
+    assert!(matches!(
+        run(&config(&[&task], &[], &out)).unwrap_err(),
+        RunError::Config(_)
+    ));
+    let missing = tmp.path().join("nope");
+    assert!(matches!(
+        run(&config(&[&missing], &["oracle"], &out)).unwrap_err(),
+        RunError::Tasks(_)
+    ));
+    assert!(!out.exists(), "nothing was written");
+}
+
+const ABORT_ENV: &str = "BUREAU_TEST_ABORT_RUN";
+
+/// The child process of the test below: runs the suite and aborts the whole process in the
+/// middle of task `b`.
+fn abort_child(suite: &str, out: &str) -> ! {
+    let factory = |spec: &str| -> Result<Box<dyn Agent>, AgentError> {
+        let mut a = Wrapped::new(spec);
+        a.abort_on_task = Some("b".into());
+        Ok(Box::new(a))
+    };
+    let c = RunConfig {
+        quiet: true,
+        ..RunConfig::new(vec![suite.into()], vec!["flaky".into()], PathBuf::from(out))
+    };
+    let _ = run_with(&c, &factory);
+    panic!("the run should have aborted in task b");
+}
+
+#[test]
+fn resume_after_the_process_aborts_mid_run() {
+    if let Ok(args) = std::env::var(ABORT_ENV) {
+        let (suite, out) = args.split_once('|').unwrap();
+        abort_child(suite, out);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b", "c"]);
+    let out = tmp.path().join("run");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "resume_after_the_process_aborts_mid_run",
+            "--exact",
+            "--test-threads=1",
+            "--nocapture",
+        ])
+        .env(ABORT_ENV, format!("{}|{}", suite.display(), out.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child process aborted");
+
+    // The crash left: a finished, b interrupted in its first attempt, c not started.
+    let a_result = read(&trial_dir(&out, "a", "flaky", 1).join("result.json"));
+    let b = trial_dir(&out, "b", "flaky", 1);
+    assert!(!b.join("result.json").exists());
+    assert!(read(&b.join("attempts/1/trajectory.jsonl")).contains("partial.txt"));
+    assert!(!trial_dir(&out, "c", "flaky", 1).exists());
+
+    let factory =
+        |spec: &str| -> Result<Box<dyn Agent>, AgentError> { Ok(Box::new(Wrapped::new(spec))) };
+    let c = config(&[&suite], &["flaky"], &out);
+    let outcome = run_with(&c, &factory).unwrap();
+    assert_eq!(
+        (outcome.total, outcome.ran, outcome.skipped, outcome.passed),
+        (3, 2, 1, 3)
+    );
+    assert_eq!(
+        read(&trial_dir(&out, "a", "flaky", 1).join("result.json")),
+        a_result,
+        "a finished trial is never re-run"
+    );
+
+    let rb = result(&out, "b", "flaky", 1);
+    assert_eq!(rb.status, TrialStatus::Passed);
+    let attempts: Vec<(u32, TrialStatus, &str)> = rb
+        .attempts
+        .iter()
+        .map(|a| (a.attempt, a.status, a.dir.as_str()))
+        .collect();
+    assert_eq!(
+        attempts,
+        vec![
+            (1, TrialStatus::Error, "attempts/1"),
+            (2, TrialStatus::Passed, ".")
+        ]
+    );
+    assert!(
+        rb.attempts[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("interrupted")
+    );
+    assert!(
+        b.join("attempts/1/trajectory.jsonl").is_file(),
+        "the interrupted attempt is kept"
+    );
+    assert_eq!(result(&out, "c", "flaky", 1).attempts.len(), 1);
+    let summary = json(&out.join("summary.json"));
+    assert!(summary.is_object());
+}

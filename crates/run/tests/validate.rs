@@ -1,0 +1,123 @@
+//! `validate`: every task proves itself.
+
+mod common;
+
+use bureau_run::validate;
+use common::*;
+
+fn problems_of(report: &bureau_run::ValidationReport, task: &str) -> Vec<String> {
+    report
+        .rows
+        .iter()
+        .find(|r| r.task == task)
+        .map(|r| r.problems.clone())
+        .unwrap_or_else(|| panic!("no row for {task}: {report:?}"))
+}
+
+#[test]
+fn a_sound_suite_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
+    let report = validate(&[suite.display().to_string()]);
+    assert!(report.is_valid(), "{report:?}");
+    assert_eq!(report.valid_count(), 2);
+    assert!(report.offenders().is_empty());
+}
+
+#[test]
+fn each_kind_of_unsound_task_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    write_suite(&suite, &["good"]);
+
+    // The oracle's solution misses the mail (and calls a tool that does not exist).
+    write_memo_task_with(
+        &suite.join("wrong-solution"),
+        "wrong-solution",
+        100,
+        concat!(
+            r#"{"tool":"files_write","args":{"path":"memo.md","content":"The meeting moved to Friday.\n"}}"#,
+            "\n",
+            r#"{"tool":"mail_teleport","args":{}}"#,
+            "\n"
+        ),
+    );
+
+    // An item that passes on the untouched world, weighing most of the rubric.
+    let free = suite.join("free-points");
+    write_memo_task(&free, "free-points");
+    let toml = read(&free.join("task.toml"));
+    std::fs::write(
+        free.join("task.toml"),
+        format!("{toml}\n[[rubric]]\nid = \"readme-kept\"\ndescription = \"the readme is still there\"\nkind = \"foundation\"\nweight = 4.0\nfile_exists = \"readme.txt\"\n"),
+    )
+    .unwrap();
+
+    // A malformed task.
+    let bad = suite.join("malformed");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join("task.toml"),
+        "id = \"malformed\"\ntitle = \"x\"\ncolour = \"blue\"\n",
+    )
+    .unwrap();
+
+    let report = validate(&[suite.display().to_string()]);
+    assert!(!report.is_valid());
+    assert_eq!(report.valid_count(), 1);
+    assert!(problems_of(&report, "good").is_empty());
+
+    let wrong = problems_of(&report, "wrong-solution").join("\n");
+    assert!(
+        wrong.contains("solution/1.jsonl calls `mail_teleport`, which is not a world tool"),
+        "{wrong}"
+    );
+    assert!(
+        wrong.contains("the oracle does not reach strict success"),
+        "{wrong}"
+    );
+    assert!(
+        wrong.contains("bob-told"),
+        "names the item the oracle misses: {wrong}"
+    );
+
+    let free = problems_of(&report, "free-points").join("\n");
+    assert!(
+        free.contains("the null agent scores 0.50 weighted"),
+        "{free}"
+    );
+    assert!(free.contains("readme-kept"), "{free}");
+
+    let bad = problems_of(&report, "malformed").join("\n");
+    assert!(
+        bad.contains("task.toml:3:1:"),
+        "a located load error: {bad}"
+    );
+    assert_eq!(report.offenders().len(), 3);
+}
+
+#[test]
+fn a_task_the_null_agent_passes_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("trivial");
+    write_memo_task(&task, "trivial");
+    let toml = read(&task.join("task.toml"));
+    // Keep only an item that holds on the seed world.
+    let head = toml.split("[[rubric]]").next().unwrap();
+    std::fs::write(task.join("task.toml"), format!("{head}[[rubric]]\nid = \"readme\"\ndescription = \"seeded\"\nkind = \"result\"\nfile_exists = \"readme.txt\"\n")).unwrap();
+    let report = validate(&[task.display().to_string()]);
+    let p = problems_of(&report, "trivial").join("\n");
+    assert!(p.contains("the null agent reaches strict success"), "{p}");
+}
+
+#[test]
+fn an_unresolvable_target_is_a_row_with_its_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nowhere").display().to_string();
+    let report = validate(std::slice::from_ref(&missing));
+    assert_eq!(report.rows.len(), 1);
+    assert!(
+        report.rows[0].problems[0].contains("neither a task"),
+        "{report:?}"
+    );
+}
