@@ -16,7 +16,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 /// A world from a starter task with its oracle solution applied, so mail, calendar and
 /// files all hold data.
 fn world() -> (tempfile::TempDir, Task, World) {
-    let dir: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/starter/q2-planning-scheduling");
+    let dir: PathBuf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/starter/q2-planning-scheduling");
     let task = Task::load(&dir).unwrap_or_else(|e| panic!("{e}"));
     let tmp = tempfile::tempdir().unwrap();
     let mut world = World::build(&task, &tmp.path().join("w")).unwrap();
@@ -62,16 +63,31 @@ fn bench(c: &mut Criterion) {
     let mut small = star_task.clone();
     small.rubric.truncate(15);
     let mut pred_task = task.clone();
-    let first_file = world.files().all_files().first().map(|f| f.path.clone()).unwrap_or_default();
+    let first_file = world
+        .files()
+        .all_files()
+        .first()
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
     pred_task.rubric = (0..1500)
         .map(|i| {
             let mut item = template.clone();
             item.id = format!("p{i}");
             item.turn = TurnRef::Final;
             item.evaluator = Evaluator::Predicate(match i % 3 {
-                0 => Predicate::FileExists { path: first_file.clone() },
-                1 => Predicate::FileContains { path: first_file.clone(), all: vec!["2026".into()], none: vec![] },
-                _ => Predicate::CalendarNoOverlap { user: None, from: None, to: None },
+                0 => Predicate::FileExists {
+                    path: first_file.clone(),
+                },
+                1 => Predicate::FileContains {
+                    path: first_file.clone(),
+                    all: vec!["2026".into()],
+                    none: vec![],
+                },
+                _ => Predicate::CalendarNoOverlap {
+                    user: None,
+                    from: None,
+                    to: None,
+                },
             });
             item
         })
@@ -81,9 +97,22 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("starlark: one evaluation of 1,500 checks", |b| {
         b.iter(|| {
-            let v = evaluate(&star_task, Some(&program), &world, &[], TurnRef::Final, &limits);
+            let v = evaluate(
+                &star_task,
+                Some(&program),
+                &world,
+                &[],
+                TurnRef::Final,
+                &limits,
+            );
             assert_eq!(v.len(), 1500);
-            assert!(v.iter().all(|x| x.status != bureau_core::verdict::VerdictStatus::Error), "{:?}", v.iter().find(|x| x.status == bureau_core::verdict::VerdictStatus::Error));
+            assert!(
+                v.iter()
+                    .all(|x| x.status != bureau_core::verdict::VerdictStatus::Error),
+                "{:?}",
+                v.iter()
+                    .find(|x| x.status == bureau_core::verdict::VerdictStatus::Error)
+            );
         })
     });
     g.bench_function("starlark: 100 evaluations of 15 checks", |b| {

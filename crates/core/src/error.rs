@@ -18,7 +18,11 @@ impl Location {
         let before = source.get(..offset).unwrap_or(source);
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-        let col = before.get(line_start..).map(|s| s.chars().count()).unwrap_or(0) + 1;
+        let col = before
+            .get(line_start..)
+            .map(|s| s.chars().count())
+            .unwrap_or(0)
+            + 1;
         Location {
             path: path.to_path_buf(),
             line,
@@ -91,10 +95,19 @@ mod tests {
     fn offsets_map_to_one_based_lines_and_columns() {
         let src = "a = 1\nbé = 2\n";
         let p = Path::new("task.toml");
-        assert_eq!(Location::from_offset(p, src, 0).to_string(), "task.toml:1:1");
-        assert_eq!(Location::from_offset(p, src, 6).to_string(), "task.toml:2:1");
+        assert_eq!(
+            Location::from_offset(p, src, 0).to_string(),
+            "task.toml:1:1"
+        );
+        assert_eq!(
+            Location::from_offset(p, src, 6).to_string(),
+            "task.toml:2:1"
+        );
         // 'é' is two bytes but one column
-        assert_eq!(Location::from_offset(p, src, 9).to_string(), "task.toml:2:3");
+        assert_eq!(
+            Location::from_offset(p, src, 9).to_string(),
+            "task.toml:2:3"
+        );
         assert_eq!(Location::from_offset(p, src, 999).line, 3);
     }
 }

@@ -83,11 +83,7 @@ mod tests {
 
     #[test]
     fn actors_round_trip_as_strings() {
-        for a in [
-            Actor::Agent,
-            Actor::Task,
-            Actor::Colleague("sam".into()),
-        ] {
+        for a in [Actor::Agent, Actor::Task, Actor::Colleague("sam".into())] {
             let s = serde_json::to_string(&a).unwrap();
             assert_eq!(serde_json::from_str::<Actor>(&s).unwrap(), a);
         }

@@ -31,7 +31,11 @@ pub struct SuiteMeta {
 #[derive(Debug, Clone)]
 pub enum Target {
     /// A suite directory (has `suite.toml`), with its task directories in sorted order.
-    Suite { meta: SuiteMeta, dir: PathBuf, tasks: Vec<PathBuf> },
+    Suite {
+        meta: SuiteMeta,
+        dir: PathBuf,
+        tasks: Vec<PathBuf>,
+    },
     /// A single task directory (has `task.toml`).
     Task(PathBuf),
 }
@@ -40,12 +44,19 @@ impl Target {
     /// Resolve `path` (optionally `path@subset` for a suite's named subset).
     pub fn resolve(spec: &str) -> Result<Target, TaskErrors> {
         let (path, subset) = match spec.rsplit_once('@') {
-            Some((p, s)) if !s.is_empty() && !s.contains('/') => (PathBuf::from(p), Some(s.to_string())),
+            Some((p, s)) if !s.is_empty() && !s.contains('/') => {
+                (PathBuf::from(p), Some(s.to_string()))
+            }
             _ => (PathBuf::from(spec), None),
         };
         if path.join("task.toml").is_file() {
             if subset.is_some() {
-                return Err(TaskError::new(Location::file(&path), "a subset was given for a single task", "use `@subset` only with a suite directory").into());
+                return Err(TaskError::new(
+                    Location::file(&path),
+                    "a subset was given for a single task",
+                    "use `@subset` only with a suite directory",
+                )
+                .into());
             }
             return Ok(Target::Task(path));
         }
@@ -59,15 +70,24 @@ impl Target {
             .into());
         }
         let text = std::fs::read_to_string(&suite_toml).map_err(|e| {
-            TaskError::new(Location::file(&suite_toml), format!("cannot read: {e}"), "make suite.toml readable")
+            TaskError::new(
+                Location::file(&suite_toml),
+                format!("cannot read: {e}"),
+                "make suite.toml readable",
+            )
         })?;
         let meta: SuiteMeta = toml::from_str(&text).map_err(|e| {
-            let loc = Location::from_offset(&suite_toml, &text, e.span().map(|s| s.start).unwrap_or(0));
+            let loc =
+                Location::from_offset(&suite_toml, &text, e.span().map(|s| s.start).unwrap_or(0));
             TaskError::new(loc, e.message().trim(), "see docs/task-format.md (suites)")
         })?;
         let mut all = Vec::new();
         let entries = std::fs::read_dir(&path).map_err(|e| {
-            TaskError::new(Location::file(&path), format!("cannot list: {e}"), "make the suite directory readable")
+            TaskError::new(
+                Location::file(&path),
+                format!("cannot list: {e}"),
+                "make the suite directory readable",
+            )
         })?;
         for entry in entries.flatten() {
             let p = entry.path();
@@ -81,11 +101,26 @@ impl Target {
             Some(name) => {
                 let Some(ids) = meta.subsets.get(&name) else {
                     let known: Vec<&str> = meta.subsets.keys().map(|s| s.as_str()).collect();
-                    return Err(TaskError::new(Location::file(&suite_toml), format!("no subset `{name}`"), format!("known subsets: {}", if known.is_empty() { "none".to_string() } else { known.join(", ") })).into());
+                    return Err(TaskError::new(
+                        Location::file(&suite_toml),
+                        format!("no subset `{name}`"),
+                        format!(
+                            "known subsets: {}",
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    )
+                    .into());
                 };
                 let mut chosen = Vec::new();
                 for id in ids {
-                    match all.iter().find(|p| p.file_name().and_then(|n| n.to_str()) == Some(id.as_str())) {
+                    match all
+                        .iter()
+                        .find(|p| p.file_name().and_then(|n| n.to_str()) == Some(id.as_str()))
+                    {
                         Some(p) => chosen.push(p.clone()),
                         None => {
                             return Err(TaskError::new(Location::file(&suite_toml), format!("subset `{name}` names `{id}`, which is not a task directory of this suite"), "fix the subset list").into());
@@ -96,7 +131,11 @@ impl Target {
                 chosen
             }
         };
-        Ok(Target::Suite { meta, dir: path, tasks })
+        Ok(Target::Suite {
+            meta,
+            dir: path,
+            tasks,
+        })
     }
 
     /// The task directories this target names.
@@ -128,13 +167,24 @@ pub fn load_tasks(specs: &[String]) -> Result<Vec<Task>, TaskErrors> {
     let mut ids: BTreeMap<String, PathBuf> = BTreeMap::new();
     for t in &tasks {
         if let Some(other) = ids.insert(t.id.clone(), t.dir.clone()) {
-            errors.push(TaskError::new(Location::file(&t.toml_path()), format!("task id `{}` is also used by {}", t.id, other.display()), "task ids must be unique within a run"));
+            errors.push(TaskError::new(
+                Location::file(&t.toml_path()),
+                format!("task id `{}` is also used by {}", t.id, other.display()),
+                "task ids must be unique within a run",
+            ));
         }
     }
-    if errors.is_empty() { Ok(tasks) } else { Err(TaskErrors(errors)) }
+    if errors.is_empty() {
+        Ok(tasks)
+    } else {
+        Err(TaskErrors(errors))
+    }
 }
 
 /// Path of a suite's directory name, for display.
 pub fn display_name(p: &Path) -> String {
-    p.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string()
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .to_string()
 }

@@ -31,7 +31,9 @@ use crate::verdict::{RubricKind, TurnRef};
 /// The services a task may declare in `apps`.
 pub const KNOWN_APPS: &[&str] = &["files", "mail", "calendar"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Difficulty {
     Easy,
@@ -120,14 +122,39 @@ pub struct EventChanges {
 /// What a task event does. Source files are absolute paths under `turns/<n>/`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
-    AddFile { path: String, source: PathBuf },
-    ReplaceFile { path: String, source: PathBuf },
-    DeleteFile { path: String },
-    DeliverMail { to: String, folder: String, source: PathBuf },
-    AddCalendarEvent { user: String, event: InlineEvent },
-    AddCalendarIcs { user: String, source: PathBuf },
-    UpdateCalendarEvent { user: String, uid: String, changes: EventChanges },
-    CancelCalendarEvent { user: String, uid: String },
+    AddFile {
+        path: String,
+        source: PathBuf,
+    },
+    ReplaceFile {
+        path: String,
+        source: PathBuf,
+    },
+    DeleteFile {
+        path: String,
+    },
+    DeliverMail {
+        to: String,
+        folder: String,
+        source: PathBuf,
+    },
+    AddCalendarEvent {
+        user: String,
+        event: InlineEvent,
+    },
+    AddCalendarIcs {
+        user: String,
+        source: PathBuf,
+    },
+    UpdateCalendarEvent {
+        user: String,
+        uid: String,
+        changes: EventChanges,
+    },
+    CancelCalendarEvent {
+        user: String,
+        uid: String,
+    },
 }
 
 impl EventKind {
@@ -470,7 +497,12 @@ impl Loader {
         Location::from_offset(&self.toml_path, &self.source, span.start)
     }
 
-    fn err(&mut self, span: std::ops::Range<usize>, what: impl Into<String>, hint: impl Into<String>) {
+    fn err(
+        &mut self,
+        span: std::ops::Range<usize>,
+        what: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
         let loc = self.at(span);
         self.errors.push(TaskError::new(loc, what, hint));
     }
@@ -500,7 +532,11 @@ impl Loader {
 
         let id_span = raw.id.span();
         let id = raw.id.into_inner();
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') {
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
             self.err(
                 id_span,
                 format!("task id `{id}` is empty or has characters other than letters, digits, `-`, `_`, `.`"),
@@ -525,7 +561,10 @@ impl Loader {
                 self.err(
                     app.span(),
                     format!("unknown app `{}`", app.get_ref()),
-                    format!("apps are services of the world: one of {}", KNOWN_APPS.join(", ")),
+                    format!(
+                        "apps are services of the world: one of {}",
+                        KNOWN_APPS.join(", ")
+                    ),
                 );
             }
             apps.push(app.into_inner());
@@ -551,14 +590,22 @@ impl Loader {
             let dep = dep.into_inner();
             for p in [&dep.from, &dep.to] {
                 if let Err(msg) = check_rel_path(p) {
-                    self.err(span.clone(), format!("file_deps path `{p}`: {msg}"), "write workspace paths relative to world/files/");
+                    self.err(
+                        span.clone(),
+                        format!("file_deps path `{p}`: {msg}"),
+                        "write workspace paths relative to world/files/",
+                    );
                 }
             }
             file_deps.push(dep);
         }
 
         if raw.limits.max_steps == 0 || raw.limits.wall_seconds == 0 {
-            self.err(0..0, "limits must be positive", "set [limits] max_steps and wall_seconds to at least 1");
+            self.err(
+                0..0,
+                "limits must be positive",
+                "set [limits] max_steps and wall_seconds to at least 1",
+            );
         }
 
         if raw.turns.is_empty() {
@@ -575,7 +622,11 @@ impl Loader {
             let raw_turn = raw_turn.into_inner();
             let at = self.time(&raw_turn.at, timezone);
             if raw_turn.prompt.trim().is_empty() {
-                self.err(turn_span.clone(), format!("turn {index} has an empty prompt"), "write the wake-up message the agent receives");
+                self.err(
+                    turn_span.clone(),
+                    format!("turn {index} has an empty prompt"),
+                    "write the wake-up message the agent receives",
+                );
             }
             let mut events = Vec::new();
             for ev in raw_turn.events {
@@ -586,7 +637,11 @@ impl Loader {
             if let (Some(at), Some(prev)) = (at, turns.last().map(|t: &Turn| t.at))
                 && at < prev
             {
-                self.err(raw_turn.at.span(), format!("turn {index} starts before turn {}", index - 1), "turns are working days in order; give each a later `at`");
+                self.err(
+                    raw_turn.at.span(),
+                    format!("turn {index} starts before turn {}", index - 1),
+                    "turns are working days in order; give each a later `at`",
+                );
             }
             turns.push(Turn {
                 index,
@@ -605,7 +660,11 @@ impl Loader {
             }
         }
         if rubric.is_empty() && self.errors.is_empty() {
-            self.err(0..0, "the task has no rubric items", "add [[rubric]] items; a task without checks cannot be scored");
+            self.err(
+                0..0,
+                "the task has no rubric items",
+                "add [[rubric]] items; a task without checks cannot be scored",
+            );
         }
 
         let checks_path = self.dir.join("checks.star");
@@ -626,8 +685,13 @@ impl Loader {
                 if let Evaluator::Check(name) = &r.evaluator {
                     self.errors.push(TaskError::new(
                         r.location.clone(),
-                        format!("rubric item `{}` uses check `{name}` but the task has no checks.star", r.id),
-                        format!("add checks.star with `def {name}(w): ...` or use a built-in predicate"),
+                        format!(
+                            "rubric item `{}` uses check `{name}` but the task has no checks.star",
+                            r.id
+                        ),
+                        format!(
+                            "add checks.star with `def {name}(w): ...` or use a built-in predicate"
+                        ),
                     ));
                 }
             }
@@ -635,7 +699,11 @@ impl Loader {
 
         let world = self.dir.join("world");
         if world.exists() && !world.is_dir() {
-            self.errors.push(TaskError::new(Location::file(&world), "world is not a directory", "make world/ a directory holding files/, mail/ and calendar/"));
+            self.errors.push(TaskError::new(
+                Location::file(&world),
+                "world is not a directory",
+                "make world/ a directory holding files/, mail/ and calendar/",
+            ));
         }
 
         let solution = self.solution(n_turns);
@@ -668,14 +736,22 @@ impl Loader {
             toml::Value::Datetime(d) => d.to_string(),
             toml::Value::String(s) => s.clone(),
             other => {
-                self.err(v.span(), format!("expected a datetime, found {}", other.type_str()), "write e.g. 2026-03-02T09:00:00");
+                self.err(
+                    v.span(),
+                    format!("expected a datetime, found {}", other.type_str()),
+                    "write e.g. 2026-03-02T09:00:00",
+                );
                 return None;
             }
         };
         match parse_world_time(&text, tz) {
             Ok(t) => Some(t),
             Err(msg) => {
-                self.err(v.span(), msg, "datetimes without an offset are read in the task's `timezone`");
+                self.err(
+                    v.span(),
+                    msg,
+                    "datetimes without an offset are read in the task's `timezone`",
+                );
                 None
             }
         }
@@ -700,8 +776,28 @@ impl Loader {
             "add_file" | "replace_file" => &["path", "from"],
             "delete_file" => &["path"],
             "deliver_mail" => &["from", "to", "folder"],
-            "add_calendar_event" => &["from", "user", "uid", "summary", "description", "location", "start", "end", "organizer", "attendees"],
-            "update_calendar_event" => &["user", "uid", "summary", "description", "location", "start", "end", "attendees"],
+            "add_calendar_event" => &[
+                "from",
+                "user",
+                "uid",
+                "summary",
+                "description",
+                "location",
+                "start",
+                "end",
+                "organizer",
+                "attendees",
+            ],
+            "update_calendar_event" => &[
+                "user",
+                "uid",
+                "summary",
+                "description",
+                "location",
+                "start",
+                "end",
+                "attendees",
+            ],
             "cancel_calendar_event" => &["user", "uid"],
             other => {
                 self.err(
@@ -730,7 +826,11 @@ impl Loader {
         let mut ok = true;
         for (field, is_set) in present {
             if is_set && !allowed.contains(&field) {
-                self.err(span.clone(), format!("field `{field}` does not apply to a `{kind_name}` event"), format!("a `{kind_name}` event takes: {}", allowed.join(", ")));
+                self.err(
+                    span.clone(),
+                    format!("field `{field}` does not apply to a `{kind_name}` event"),
+                    format!("a `{kind_name}` event takes: {}", allowed.join(", ")),
+                );
                 ok = false;
             }
         }
@@ -740,13 +840,18 @@ impl Loader {
 
         let need = |this: &mut Self, field: &str, present: bool| {
             if !present {
-                this.err(span.clone(), format!("a `{kind_name}` event needs `{field}`"), format!("add `{field} = ...` to this [[turn.event]]"));
+                this.err(
+                    span.clone(),
+                    format!("a `{kind_name}` event needs `{field}`"),
+                    format!("add `{field} = ...` to this [[turn.event]]"),
+                );
             }
             present
         };
         let kind = match kind_name.as_str() {
             "add_file" | "replace_file" => {
-                let has = need(self, "path", ev.path.is_some()) & need(self, "from", ev.from.is_some());
+                let has =
+                    need(self, "path", ev.path.is_some()) & need(self, "from", ev.from.is_some());
                 if !has {
                     return None;
                 }
@@ -762,7 +867,9 @@ impl Loader {
                 if !need(self, "path", ev.path.is_some()) {
                     return None;
                 }
-                EventKind::DeleteFile { path: self.workspace_path(ev.path.as_ref()?)? }
+                EventKind::DeleteFile {
+                    path: self.workspace_path(ev.path.as_ref()?)?,
+                }
             }
             "deliver_mail" => {
                 if !need(self, "from", ev.from.is_some()) {
@@ -770,30 +877,65 @@ impl Loader {
                 }
                 let source = self.turn_file(&turn_dir, turn, ev.from.as_ref()?)?;
                 EventKind::DeliverMail {
-                    to: ev.to.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    to: ev
+                        .to
+                        .clone()
+                        .unwrap_or_else(|| user.email.clone())
+                        .to_lowercase(),
                     folder: ev.folder.clone().unwrap_or_else(|| "INBOX".to_string()),
                     source,
                 }
             }
             "add_calendar_event" => {
-                let cal_user = ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase();
+                let cal_user = ev
+                    .user
+                    .clone()
+                    .unwrap_or_else(|| user.email.clone())
+                    .to_lowercase();
                 if let Some(from) = &ev.from {
-                    let inline = ["uid", "summary", "description", "location", "start", "end", "organizer", "attendees"];
-                    if ev.uid.is_some() || ev.summary.is_some() || ev.start.is_some() || ev.end.is_some() || ev.description.is_some() || ev.location.is_some() || ev.organizer.is_some() || ev.attendees.is_some() {
+                    let inline = [
+                        "uid",
+                        "summary",
+                        "description",
+                        "location",
+                        "start",
+                        "end",
+                        "organizer",
+                        "attendees",
+                    ];
+                    if ev.uid.is_some()
+                        || ev.summary.is_some()
+                        || ev.start.is_some()
+                        || ev.end.is_some()
+                        || ev.description.is_some()
+                        || ev.location.is_some()
+                        || ev.organizer.is_some()
+                        || ev.attendees.is_some()
+                    {
                         self.err(span.clone(), "an add_calendar_event takes either `from` (an .ics file) or inline fields, not both", format!("remove `from` or the inline fields ({})", inline.join(", ")));
                         return None;
                     }
                     let source = self.turn_file(&turn_dir, turn, from)?;
-                    EventKind::AddCalendarIcs { user: cal_user, source }
+                    EventKind::AddCalendarIcs {
+                        user: cal_user,
+                        source,
+                    }
                 } else {
-                    let has = need(self, "uid", ev.uid.is_some()) & need(self, "summary", ev.summary.is_some()) & need(self, "start", ev.start.is_some()) & need(self, "end", ev.end.is_some());
+                    let has = need(self, "uid", ev.uid.is_some())
+                        & need(self, "summary", ev.summary.is_some())
+                        & need(self, "start", ev.start.is_some())
+                        & need(self, "end", ev.end.is_some());
                     if !has {
                         return None;
                     }
                     let start = self.time(ev.start.as_ref()?, tz)?;
                     let end = self.time(ev.end.as_ref()?, tz)?;
                     if end < start {
-                        self.err(span.clone(), "the event ends before it starts", "check `start` and `end`");
+                        self.err(
+                            span.clone(),
+                            "the event ends before it starts",
+                            "check `start` and `end`",
+                        );
                         return None;
                     }
                     EventKind::AddCalendarEvent {
@@ -806,7 +948,13 @@ impl Loader {
                             start,
                             end,
                             organizer: ev.organizer.clone().map(|o| o.to_lowercase()),
-                            attendees: ev.attendees.clone().unwrap_or_default().into_iter().map(|a| a.to_lowercase()).collect(),
+                            attendees: ev
+                                .attendees
+                                .clone()
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(|a| a.to_lowercase())
+                                .collect(),
                         },
                     }
                 }
@@ -818,7 +966,11 @@ impl Loader {
                 let start = self.opt_time(&ev.start, tz)?;
                 let end = self.opt_time(&ev.end, tz)?;
                 EventKind::UpdateCalendarEvent {
-                    user: ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    user: ev
+                        .user
+                        .clone()
+                        .unwrap_or_else(|| user.email.clone())
+                        .to_lowercase(),
                     uid: ev.uid.clone()?,
                     changes: EventChanges {
                         summary: ev.summary.clone(),
@@ -826,7 +978,10 @@ impl Loader {
                         location: ev.location.clone(),
                         start,
                         end,
-                        attendees: ev.attendees.clone().map(|v| v.into_iter().map(|a| a.to_lowercase()).collect()),
+                        attendees: ev
+                            .attendees
+                            .clone()
+                            .map(|v| v.into_iter().map(|a| a.to_lowercase()).collect()),
                     },
                 }
             }
@@ -835,20 +990,32 @@ impl Loader {
                     return None;
                 }
                 EventKind::CancelCalendarEvent {
-                    user: ev.user.clone().unwrap_or_else(|| user.email.clone()).to_lowercase(),
+                    user: ev
+                        .user
+                        .clone()
+                        .unwrap_or_else(|| user.email.clone())
+                        .to_lowercase(),
                     uid: ev.uid.clone()?,
                 }
             }
             _ => return None,
         };
-        Some(Event { silent: ev.silent, kind, location })
+        Some(Event {
+            silent: ev.silent,
+            kind,
+            location,
+        })
     }
 
     fn workspace_path(&mut self, p: &Spanned<String>) -> Option<String> {
         match check_rel_path(p.get_ref()) {
             Ok(()) => Some(p.get_ref().clone()),
             Err(msg) => {
-                self.err(p.span(), format!("path `{}`: {msg}", p.get_ref()), "write a path relative to the workspace, e.g. reports/q3.md");
+                self.err(
+                    p.span(),
+                    format!("path `{}`: {msg}", p.get_ref()),
+                    "write a path relative to the workspace, e.g. reports/q3.md",
+                );
                 None
             }
         }
@@ -856,7 +1023,11 @@ impl Loader {
 
     fn turn_file(&mut self, turn_dir: &Path, turn: u32, from: &Spanned<String>) -> Option<PathBuf> {
         if let Err(msg) = check_rel_path(from.get_ref()) {
-            self.err(from.span(), format!("`from = \"{}\"`: {msg}", from.get_ref()), format!("name a file under turns/{turn}/"));
+            self.err(
+                from.span(),
+                format!("`from = \"{}\"`: {msg}", from.get_ref()),
+                format!("name a file under turns/{turn}/"),
+            );
             return None;
         }
         let source = turn_dir.join(from.get_ref());
@@ -871,19 +1042,33 @@ impl Loader {
         Some(source)
     }
 
-    fn rubric_item(&mut self, item: Spanned<RawRubric>, n_turns: u32, tz: Tz, seen: &mut BTreeMap<String, Location>) -> Option<RubricItem> {
+    fn rubric_item(
+        &mut self,
+        item: Spanned<RawRubric>,
+        n_turns: u32,
+        tz: Tz,
+        seen: &mut BTreeMap<String, Location>,
+    ) -> Option<RubricItem> {
         let span = item.span();
         let item = item.into_inner();
         let id_loc = self.at(item.id.span());
         let id = item.id.get_ref().clone();
         let mut ok = true;
         if id.trim().is_empty() {
-            self.err(item.id.span(), "empty rubric id", "give every rubric item a unique id");
+            self.err(
+                item.id.span(),
+                "empty rubric id",
+                "give every rubric item a unique id",
+            );
             ok = false;
         }
         if let Some(first) = seen.get(&id) {
             let first = first.to_string();
-            self.err(item.id.span(), format!("duplicate rubric id `{id}` (first used at {first})"), "rubric ids must be unique within a task");
+            self.err(
+                item.id.span(),
+                format!("duplicate rubric id `{id}` (first used at {first})"),
+                "rubric ids must be unique within a task",
+            );
             ok = false;
         } else {
             seen.insert(id.clone(), id_loc);
@@ -893,7 +1078,11 @@ impl Loader {
             Some(w) => {
                 let v = *w.get_ref();
                 if !(v.is_finite() && v > 0.0) {
-                    self.err(w.span(), format!("weight {v} of `{id}` is not positive"), "weights must be > 0; to exclude an item, delete it");
+                    self.err(
+                        w.span(),
+                        format!("weight {v} of `{id}` is not positive"),
+                        "weights must be > 0; to exclude an item, delete it",
+                    );
                     ok = false;
                 }
                 v
@@ -902,14 +1091,22 @@ impl Loader {
         if let TurnRef::Turn(n) = item.turn.get_ref()
             && *n > n_turns
         {
-            self.err(item.turn.span(), format!("rubric item `{id}` is for turn {n} but the task has {n_turns} turn(s)"), format!("use a turn from 1 to {n_turns}, or \"final\""));
+            self.err(
+                item.turn.span(),
+                format!("rubric item `{id}` is for turn {n} but the task has {n_turns} turn(s)"),
+                format!("use a turn from 1 to {n_turns}, or \"final\""),
+            );
             ok = false;
         }
 
         let mut evaluators: Vec<(std::ops::Range<usize>, Evaluator)> = Vec::new();
         if let Some(c) = &item.check {
             if !is_identifier(c.get_ref()) {
-                self.err(c.span(), format!("`{}` is not a Starlark function name", c.get_ref()), "name a `def` in checks.star");
+                self.err(
+                    c.span(),
+                    format!("`{}` is not a Starlark function name", c.get_ref()),
+                    "name a `def` in checks.star",
+                );
                 ok = false;
             }
             evaluators.push((c.span(), Evaluator::Check(c.get_ref().clone())));
@@ -917,29 +1114,54 @@ impl Loader {
         if let Some(p) = &item.file_exists {
             let path = self.workspace_path(p);
             ok &= path.is_some();
-            evaluators.push((p.span(), Evaluator::Predicate(Predicate::FileExists { path: path.unwrap_or_default() })));
+            evaluators.push((
+                p.span(),
+                Evaluator::Predicate(Predicate::FileExists {
+                    path: path.unwrap_or_default(),
+                }),
+            ));
         }
         if let Some(p) = &item.file_absent {
             let path = self.workspace_path(p);
             ok &= path.is_some();
-            evaluators.push((p.span(), Evaluator::Predicate(Predicate::FileAbsent { path: path.unwrap_or_default() })));
+            evaluators.push((
+                p.span(),
+                Evaluator::Predicate(Predicate::FileAbsent {
+                    path: path.unwrap_or_default(),
+                }),
+            ));
         }
         if let Some(fc) = &item.file_contains {
             let raw = fc.get_ref();
             let path = self.workspace_path(&raw.path);
             ok &= path.is_some();
             if raw.all.is_empty() && raw.none.is_empty() {
-                self.err(fc.span(), "file_contains has no keywords", "give `all = [...]` and/or `none = [...]`");
+                self.err(
+                    fc.span(),
+                    "file_contains has no keywords",
+                    "give `all = [...]` and/or `none = [...]`",
+                );
                 ok = false;
             }
-            evaluators.push((fc.span(), Evaluator::Predicate(Predicate::FileContains { path: path.unwrap_or_default(), all: raw.all.clone(), none: raw.none.clone() })));
+            evaluators.push((
+                fc.span(),
+                Evaluator::Predicate(Predicate::FileContains {
+                    path: path.unwrap_or_default(),
+                    all: raw.all.clone(),
+                    none: raw.none.clone(),
+                }),
+            ));
         }
         if let Some(m) = &item.mail_sent {
             let f = m.get_ref().clone();
             if let Some(max) = f.max
                 && max < f.min
             {
-                self.err(m.span(), format!("mail_sent max {max} is below min {}", f.min), "make max ≥ min");
+                self.err(
+                    m.span(),
+                    format!("mail_sent max {max} is below min {}", f.min),
+                    "make max ≥ min",
+                );
                 ok = false;
             }
             evaluators.push((m.span(), Evaluator::Predicate(Predicate::MailSent(f))));
@@ -952,7 +1174,11 @@ impl Loader {
             if let Some(max) = raw.max
                 && max < raw.min
             {
-                self.err(c.span(), format!("calendar_event max {max} is below min {}", raw.min), "make max ≥ min");
+                self.err(
+                    c.span(),
+                    format!("calendar_event max {max} is below min {}", raw.min),
+                    "make max ≥ min",
+                );
                 ok = false;
             }
             evaluators.push((
@@ -975,7 +1201,14 @@ impl Loader {
             let from = self.opt_time(&raw.from, tz);
             let to = self.opt_time(&raw.to, tz);
             ok &= from.is_some() && to.is_some();
-            evaluators.push((c.span(), Evaluator::Predicate(Predicate::CalendarNoOverlap { user: raw.user.clone().map(|u| u.to_lowercase()), from: from.flatten(), to: to.flatten() })));
+            evaluators.push((
+                c.span(),
+                Evaluator::Predicate(Predicate::CalendarNoOverlap {
+                    user: raw.user.clone().map(|u| u.to_lowercase()),
+                    from: from.flatten(),
+                    to: to.flatten(),
+                }),
+            ));
         }
         let (ev_span, evaluator) = match evaluators.len() {
             1 => evaluators.pop()?,
@@ -991,7 +1224,15 @@ impl Loader {
                         Evaluator::Predicate(p) => p.name().to_string(),
                     })
                     .collect();
-                self.err(span, format!("rubric item `{id}` has {} evaluators ({})", names.len(), names.join(", ")), "keep exactly one; split it into several items if you need several");
+                self.err(
+                    span,
+                    format!(
+                        "rubric item `{id}` has {} evaluators ({})",
+                        names.len(),
+                        names.join(", ")
+                    ),
+                    "keep exactly one; split it into several items if you need several",
+                );
                 return None;
             }
         };
@@ -1022,7 +1263,11 @@ impl Loader {
             names.insert(e.path());
         }
         for path in names {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
             let Some(stem) = name.strip_suffix(".jsonl") else {
                 continue;
             };
@@ -1040,7 +1285,11 @@ impl Loader {
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    self.errors.push(TaskError::new(Location::file(&path), format!("cannot read: {e}"), "make it a UTF-8 JSONL file"));
+                    self.errors.push(TaskError::new(
+                        Location::file(&path),
+                        format!("cannot read: {e}"),
+                        "make it a UTF-8 JSONL file",
+                    ));
                     continue;
                 }
             };
@@ -1051,7 +1300,11 @@ impl Loader {
                 match serde_json::from_str::<ToolCall>(line) {
                     Ok(call) => out[n as usize - 1].push(call),
                     Err(e) => self.errors.push(TaskError::new(
-                        Location { path: path.clone(), line: i + 1, col: e.column().max(1) },
+                        Location {
+                            path: path.clone(),
+                            line: i + 1,
+                            col: e.column().max(1),
+                        },
                         format!("not a tool call: {e}"),
                         "each line is {\"tool\": \"files_write\", \"args\": {...}}",
                     )),
@@ -1074,7 +1327,9 @@ pub fn check_rel_path(p: &str) -> Result<(), String> {
     for c in path.components() {
         match c {
             Component::ParentDir => return Err("`..` is not allowed".into()),
-            Component::Prefix(_) | Component::RootDir => return Err("absolute paths are not allowed".into()),
+            Component::Prefix(_) | Component::RootDir => {
+                return Err("absolute paths are not allowed".into());
+            }
             _ => {}
         }
     }

@@ -16,19 +16,28 @@ pub fn parse_world_time(text: &str, tz: Tz) -> Result<WorldTime, String> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Ok(dt);
     }
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%:z", "%Y-%m-%d %H:%M%:z"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f%:z",
+        "%Y-%m-%d %H:%M:%S%:z",
+        "%Y-%m-%d %H:%M%:z",
+    ] {
         if let Ok(dt) = DateTime::parse_from_str(t, fmt) {
             return Ok(dt);
         }
     }
-    let naive = ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"]
-        .iter()
-        .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
-        .or_else(|| {
-            NaiveDate::parse_from_str(t, "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-        });
+    let naive = [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+    ]
+    .iter()
+    .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
+    .or_else(|| {
+        NaiveDate::parse_from_str(t, "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+    });
     match naive {
         Some(n) => local_to_world(n, tz).ok_or_else(|| {
             format!("`{t}` does not exist in time zone {tz} (a daylight-saving gap)")
@@ -61,15 +70,21 @@ mod tests {
     fn local_times_take_the_task_zone_and_dst() {
         let tz = parse_tz("Europe/Berlin").unwrap();
         assert_eq!(
-            parse_world_time("2026-03-02T09:00:00", tz).unwrap().to_rfc3339(),
+            parse_world_time("2026-03-02T09:00:00", tz)
+                .unwrap()
+                .to_rfc3339(),
             "2026-03-02T09:00:00+01:00"
         );
         assert_eq!(
-            parse_world_time("2026-07-02 09:00", tz).unwrap().to_rfc3339(),
+            parse_world_time("2026-07-02 09:00", tz)
+                .unwrap()
+                .to_rfc3339(),
             "2026-07-02T09:00:00+02:00"
         );
         assert_eq!(
-            parse_world_time("2026-07-02T09:00:00Z", tz).unwrap().to_rfc3339(),
+            parse_world_time("2026-07-02T09:00:00Z", tz)
+                .unwrap()
+                .to_rfc3339(),
             "2026-07-02T09:00:00+00:00"
         );
         assert!(parse_world_time("2026-03-29T02:30:00", tz).is_err());

@@ -70,9 +70,17 @@ fn write(dir: &Path, name: &str, text: &str) {
 fn good_dir() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "task.toml", GOOD);
-    write(d.path(), "checks.star", "def my_check(w):\n    return True\n");
+    write(
+        d.path(),
+        "checks.star",
+        "def my_check(w):\n    return True\n",
+    );
     write(d.path(), "turns/2/new.md", "new");
-    write(d.path(), "solution/1.jsonl", "{\"tool\": \"files_write\", \"args\": {\"path\": \"b.md\", \"content\": \"x\"}}\n\n");
+    write(
+        d.path(),
+        "solution/1.jsonl",
+        "{\"tool\": \"files_write\", \"args\": {\"path\": \"b.md\", \"content\": \"x\"}}\n\n",
+    );
     d
 }
 
@@ -104,14 +112,18 @@ fn a_good_task_loads_with_every_field() {
     assert_eq!(t.turns[0].at.to_rfc3339(), "2026-03-02T09:00:00+01:00");
     assert_eq!(t.turns[1].at.to_rfc3339(), "2026-03-03T09:00:00+01:00");
     assert!(t.turns[1].events[0].silent);
-    assert!(matches!(&t.turns[1].events[0].kind, EventKind::AddFile { path, .. } if path == "notes/new.md"));
+    assert!(
+        matches!(&t.turns[1].events[0].kind, EventKind::AddFile { path, .. } if path == "notes/new.md")
+    );
     assert_eq!(t.rubric.len(), 3);
     assert_eq!(t.rubric[0].weight, 2.0);
     assert_eq!(t.rubric[0].turn, TurnRef::Turn(1));
     assert!(t.rubric[0].red_line);
     assert_eq!(t.rubric[1].weight, 1.0);
     assert_eq!(t.rubric[1].turn, TurnRef::Final);
-    assert!(matches!(&t.rubric[1].evaluator, Evaluator::Predicate(Predicate::MailSent(f)) if f.min == 1 && f.to == vec!["sam@northwind.test"]));
+    assert!(
+        matches!(&t.rubric[1].evaluator, Evaluator::Predicate(Predicate::MailSent(f)) if f.min == 1 && f.to == vec!["sam@northwind.test"])
+    );
     assert_eq!(t.rubric[2].evaluator, Evaluator::Check("my_check".into()));
     assert_eq!(t.solution[0].len(), 1);
     assert!(t.solution[1].is_empty());
@@ -128,7 +140,10 @@ fn unknown_key_names_its_line() {
 #[test]
 fn wrong_type_is_located() {
     let e = error_for("weight = 2", "weight = \"heavy\"");
-    let line = line_of(&GOOD.replacen("weight = 2", "weight = \"heavy\"", 1), "weight = \"heavy\"");
+    let line = line_of(
+        &GOOD.replacen("weight = 2", "weight = \"heavy\"", 1),
+        "weight = \"heavy\"",
+    );
     assert!(e.contains(&format!("task.toml:{line}:")), "{e}");
     assert!(e.contains("invalid type"), "{e}");
 }
@@ -147,13 +162,19 @@ fn weight_must_be_positive() {
 #[test]
 fn duplicate_rubric_ids_point_at_both() {
     let e = error_for("id = \"mail\"", "id = \"has-file\"");
-    assert!(e.contains("duplicate rubric id `has-file` (first used at"), "{e}");
+    assert!(
+        e.contains("duplicate rubric id `has-file` (first used at"),
+        "{e}"
+    );
 }
 
 #[test]
 fn turn_index_out_of_range() {
     let e = error_for("turn = 1", "turn = 3");
-    assert!(e.contains("is for turn 3 but the task has 2 turn(s)"), "{e}");
+    assert!(
+        e.contains("is for turn 3 but the task has 2 turn(s)"),
+        "{e}"
+    );
     let e = error_for("turn = 1", "turn = 0");
     assert!(e.contains("turns count from 1"), "{e}");
     let e = error_for("turn = 1", "turn = \"last\"");
@@ -165,7 +186,12 @@ fn missing_seed_file_is_reported_at_from() {
     let src = GOOD.replacen("from = \"new.md\"", "from = \"missing.md\"", 1);
     let e = error_for("from = \"new.md\"", "from = \"missing.md\"");
     let line = line_of(&src, "from = \"missing.md\"");
-    assert!(e.contains(&format!("task.toml:{line}:8: seed file turns/2/missing.md does not exist")), "{e}");
+    assert!(
+        e.contains(&format!(
+            "task.toml:{line}:8: seed file turns/2/missing.md does not exist"
+        )),
+        "{e}"
+    );
 }
 
 #[test]
@@ -173,7 +199,10 @@ fn event_fields_are_checked_per_kind() {
     let e = error_for("kind = \"add_file\"", "kind = \"explode\"");
     assert!(e.contains("unknown event kind `explode`"), "{e}");
     let e = error_for("kind = \"add_file\"", "kind = \"delete_file\"");
-    assert!(e.contains("field `from` does not apply to a `delete_file` event"), "{e}");
+    assert!(
+        e.contains("field `from` does not apply to a `delete_file` event"),
+        "{e}"
+    );
     let e = error_for("path = \"notes/new.md\"\n", "");
     assert!(e.contains("a `add_file` event needs `path`"), "{e}");
     let e = error_for("silent = true\n", "");
@@ -186,8 +215,14 @@ fn event_fields_are_checked_per_kind() {
 fn evaluators_must_be_exactly_one() {
     let e = error_for("file_exists = \"b.md\"\n", "");
     assert!(e.contains("rubric item `has-file` has no evaluator"), "{e}");
-    let e = error_for("file_exists = \"b.md\"", "file_exists = \"b.md\"\nfile_absent = \"c.md\"");
-    assert!(e.contains("has 2 evaluators (file_exists, file_absent)"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "file_exists = \"b.md\"\nfile_absent = \"c.md\"",
+    );
+    assert!(
+        e.contains("has 2 evaluators (file_exists, file_absent)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -195,7 +230,10 @@ fn check_needs_checks_star() {
     let d = good_dir();
     std::fs::remove_file(d.path().join("checks.star")).unwrap();
     let e = Task::load(d.path()).unwrap_err().to_string();
-    assert!(e.contains("uses check `my_check` but the task has no checks.star"), "{e}");
+    assert!(
+        e.contains("uses check `my_check` but the task has no checks.star"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -211,7 +249,11 @@ fn bad_times_zones_and_order() {
 #[test]
 fn bad_solution_lines_are_located() {
     let d = good_dir();
-    write(d.path(), "solution/1.jsonl", "{\"tool\": \"files_write\", \"args\": {}}\nnot json\n");
+    write(
+        d.path(),
+        "solution/1.jsonl",
+        "{\"tool\": \"files_write\", \"args\": {}}\nnot json\n",
+    );
     write(d.path(), "solution/7.jsonl", "");
     let e = Task::load(d.path()).unwrap_err().to_string();
     assert!(e.contains("solution/1.jsonl:2:"), "{e}");
@@ -221,7 +263,14 @@ fn bad_solution_lines_are_located() {
 #[test]
 fn several_problems_are_all_reported() {
     let d = good_dir();
-    let src = GOOD.replacen("weight = 2", "weight = 0", 1).replacen("turn = 1", "turn = 9", 1).replacen("apps = [\"files\", \"mail\", \"calendar\"]", "apps = [\"fax\"]", 1);
+    let src = GOOD
+        .replacen("weight = 2", "weight = 0", 1)
+        .replacen("turn = 1", "turn = 9", 1)
+        .replacen(
+            "apps = [\"files\", \"mail\", \"calendar\"]",
+            "apps = [\"fax\"]",
+            1,
+        );
     write(d.path(), "task.toml", &src);
     let e = Task::load(d.path()).unwrap_err();
     assert!(e.0.len() >= 3, "{e}");

@@ -151,7 +151,11 @@ pub fn run_attempt(
             .collect();
         if !broken.is_empty() {
             retryable = false;
-            error = Some(format!("{} check(s) broke, so the trial cannot be scored: {}", broken.len(), broken.join("; ")));
+            error = Some(format!(
+                "{} check(s) broke, so the trial cannot be scored: {}",
+                broken.len(),
+                broken.join("; ")
+            ));
         }
     }
 
@@ -422,7 +426,8 @@ pub(crate) fn run_trial(
             dir: format!("{ATTEMPTS}/{k}"),
         };
         rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
-        if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1) {
+        if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1)
+        {
             return finalize(job, k, outcome);
         }
     }

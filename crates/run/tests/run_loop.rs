@@ -324,7 +324,10 @@ fn a_broken_check_is_an_error_verdict_and_makes_the_trial_unscored_without_retry
     assert_eq!(r.status, TrialStatus::Error);
     assert!(r.score.is_none(), "an unscorable trial has no score");
     let reason = r.error.as_deref().unwrap();
-    assert!(reason.contains("1 check(s) broke") && reason.contains("broken: "), "{reason}");
+    assert!(
+        reason.contains("1 check(s) broke") && reason.contains("broken: "),
+        "{reason}"
+    );
     // Deterministic: the same world would break the same check, so there is no second attempt.
     assert_eq!(r.attempts.len(), 1);
     let verdicts = json(&trial_dir(&out, "memo", "oracle", 1).join("verdicts.json"));

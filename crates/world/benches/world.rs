@@ -20,7 +20,9 @@ fn starter_tasks() -> Vec<Task> {
         .filter(|p| p.join("task.toml").is_file())
         .collect();
     dirs.sort();
-    dirs.iter().map(|d| Task::load(d).unwrap_or_else(|e| panic!("{e}"))).collect()
+    dirs.iter()
+        .map(|d| Task::load(d).unwrap_or_else(|e| panic!("{e}")))
+        .collect()
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -75,8 +77,16 @@ fn bench(c: &mut Criterion) {
             || (),
             |_| {
                 for (i, (w, s)) in worlds.iter_mut().enumerate() {
-                    w.call_tool(Actor::Agent, "files_write", &json!({"path": format!("out/x{i}.md"), "content": "changed"}));
-                    w.call_tool(Actor::Agent, "mail_send", &json!({"to": ["someone@example.test"], "subject": "s", "body": "b"}));
+                    w.call_tool(
+                        Actor::Agent,
+                        "files_write",
+                        &json!({"path": format!("out/x{i}.md"), "content": "changed"}),
+                    );
+                    w.call_tool(
+                        Actor::Agent,
+                        "mail_send",
+                        &json!({"to": ["someone@example.test"], "subject": "s", "body": "b"}),
+                    );
                     w.restore(s).unwrap();
                 }
             },

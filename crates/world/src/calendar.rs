@@ -46,7 +46,9 @@ impl CalendarState {
     }
 
     pub fn get(&self, user: &str, uid: &str) -> Option<&CalEvent> {
-        self.calendars.get(&user.to_lowercase()).and_then(|c| c.get(uid))
+        self.calendars
+            .get(&user.to_lowercase())
+            .and_then(|c| c.get(uid))
     }
 
     pub(crate) fn ensure(&mut self, user: &str) -> &mut BTreeMap<String, CalEvent> {
@@ -54,11 +56,18 @@ impl CalendarState {
     }
 
     pub(crate) fn get_mut(&mut self, user: &str, uid: &str) -> Option<&mut CalEvent> {
-        self.calendars.get_mut(&user.to_lowercase()).and_then(|c| c.get_mut(uid))
+        self.calendars
+            .get_mut(&user.to_lowercase())
+            .and_then(|c| c.get_mut(uid))
     }
 
     /// Pairs of live events of `user` that overlap, within `[from, to)` when given.
-    pub fn overlaps(&self, user: &str, from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Vec<(&CalEvent, &CalEvent)> {
+    pub fn overlaps(
+        &self,
+        user: &str,
+        from: Option<DateTime<Utc>>,
+        to: Option<DateTime<Utc>>,
+    ) -> Vec<(&CalEvent, &CalEvent)> {
         let evs: Vec<&CalEvent> = self
             .events(user)
             .into_iter()

@@ -7,15 +7,26 @@ pub enum WorldError {
     #[error("{path}: {message}")]
     Seed { path: PathBuf, message: String },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("turn {turn}, event `{kind}` ({location}): {message}")]
-    Event { turn: u32, kind: String, location: String, message: String },
+    Event {
+        turn: u32,
+        kind: String,
+        location: String,
+        message: String,
+    },
     #[error("snapshot: {0}")]
     Snapshot(String),
 }
 
 impl WorldError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        WorldError::Io { path: path.into(), source }
+        WorldError::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

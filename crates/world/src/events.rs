@@ -63,7 +63,11 @@ fn seed_files(world: &mut World, dir: &Path) -> Result<(), WorldError> {
             path: dir.to_path_buf(),
             message: format!("cannot walk the seed files: {e}"),
         })?;
-        let rel = entry.path().strip_prefix(dir).map(to_slash).unwrap_or_default();
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .map(to_slash)
+            .unwrap_or_default();
         let target = world.files.root().join(&rel);
         let ft = entry.file_type();
         if ft.is_symlink() {
@@ -74,12 +78,19 @@ fn seed_files(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         } else if ft.is_dir() {
             std::fs::create_dir_all(&target).map_err(|e| WorldError::io(&target, e))?;
         } else {
-            let n = std::fs::copy(entry.path(), &target).map_err(|e| WorldError::io(entry.path(), e))?;
+            let n = std::fs::copy(entry.path(), &target)
+                .map_err(|e| WorldError::io(entry.path(), e))?;
             count += 1;
             bytes += n;
         }
     }
-    world.record(Actor::Task, "files", "seed", false, json!({"files": count, "bytes": bytes}));
+    world.record(
+        Actor::Task,
+        "files",
+        "seed",
+        false,
+        json!({"files": count, "bytes": bytes}),
+    );
     Ok(())
 }
 
@@ -98,13 +109,23 @@ fn seed_mail(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         return Ok(());
     }
     for path in sorted_entries(dir)? {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
         if path.is_dir() {
             let owner = name.to_lowercase();
             check_owner(&path, &owner)?;
             world.mail.ensure_mailbox(&owner);
-            for entry in walkdir::WalkDir::new(&path).min_depth(1).sort_by_file_name() {
-                let entry = entry.map_err(|e| WorldError::Seed { path: path.clone(), message: e.to_string() })?;
+            for entry in walkdir::WalkDir::new(&path)
+                .min_depth(1)
+                .sort_by_file_name()
+            {
+                let entry = entry.map_err(|e| WorldError::Seed {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
                 if !entry.file_type().is_file() {
                     continue;
                 }
@@ -147,18 +168,41 @@ fn check_owner(path: &Path, owner: &str) -> Result<(), WorldError> {
     } else {
         Err(WorldError::Seed {
             path: path.to_path_buf(),
-            message: format!("`{owner}` is not an email address; name mailboxes by their owner's address"),
+            message: format!(
+                "`{owner}` is not an email address; name mailboxes by their owner's address"
+            ),
         })
     }
 }
 
-fn deliver(world: &mut World, actor: Actor, silent: bool, owner: &str, folder: &str, raw: &[u8], source: &Path) -> Result<(), WorldError> {
+fn deliver(
+    world: &mut World,
+    actor: Actor,
+    silent: bool,
+    owner: &str,
+    folder: &str,
+    raw: &[u8],
+    source: &Path,
+) -> Result<(), WorldError> {
     let id = world
         .mail
         .insert_raw(owner, folder, raw, false)
-        .map_err(|message| WorldError::Seed { path: source.to_path_buf(), message })?;
-    let subject = world.mail.get(&id).map(|m| m.mail.subject.clone()).unwrap_or_default();
-    world.record(actor, "mail", "deliver", silent, json!({"id": id, "owner": owner, "folder": folder, "subject": subject}));
+        .map_err(|message| WorldError::Seed {
+            path: source.to_path_buf(),
+            message,
+        })?;
+    let subject = world
+        .mail
+        .get(&id)
+        .map(|m| m.mail.subject.clone())
+        .unwrap_or_default();
+    world.record(
+        actor,
+        "mail",
+        "deliver",
+        silent,
+        json!({"id": id, "owner": owner, "folder": folder, "subject": subject}),
+    );
     Ok(())
 }
 
@@ -167,9 +211,16 @@ fn seed_calendar(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         return Ok(());
     }
     for path in sorted_entries(dir)? {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
         let Some(user) = name.strip_suffix(".ics") else {
-            return Err(WorldError::Seed { path, message: "world/calendar/ holds <user-email>.ics files".into() });
+            return Err(WorldError::Seed {
+                path,
+                message: "world/calendar/ holds <user-email>.ics files".into(),
+            });
         };
         let owner = user.to_lowercase();
         check_owner(&path, &owner)?;
@@ -178,20 +229,41 @@ fn seed_calendar(world: &mut World, dir: &Path) -> Result<(), WorldError> {
     Ok(())
 }
 
-fn add_ics(world: &mut World, actor: Actor, silent: bool, owner: &str, path: &Path) -> Result<(), WorldError> {
+fn add_ics(
+    world: &mut World,
+    actor: Actor,
+    silent: bool,
+    owner: &str,
+    path: &Path,
+) -> Result<(), WorldError> {
     let text = std::fs::read_to_string(path).map_err(|e| WorldError::io(path, e))?;
-    let events = parse_ics(&text, world.timezone).map_err(|e| WorldError::Seed { path: path.to_path_buf(), message: e.to_string() })?;
+    let events = parse_ics(&text, world.timezone).map_err(|e| WorldError::Seed {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     world.calendar.ensure(owner);
     for ev in events {
-        add_event(world, actor.clone(), silent, owner, ev).map_err(|message| WorldError::Seed { path: path.to_path_buf(), message })?;
+        add_event(world, actor.clone(), silent, owner, ev).map_err(|message| WorldError::Seed {
+            path: path.to_path_buf(),
+            message,
+        })?;
     }
     Ok(())
 }
 
-fn add_event(world: &mut World, actor: Actor, silent: bool, owner: &str, ev: CalEvent) -> Result<(), String> {
+fn add_event(
+    world: &mut World,
+    actor: Actor,
+    silent: bool,
+    owner: &str,
+    ev: CalEvent,
+) -> Result<(), String> {
     let cal = world.calendar.ensure(owner);
     if cal.contains_key(&ev.uid) {
-        return Err(format!("event UID `{}` is already in {owner}'s calendar; UIDs must be unique", ev.uid));
+        return Err(format!(
+            "event UID `{}` is already in {owner}'s calendar; UIDs must be unique",
+            ev.uid
+        ));
     }
     let payload = json!({"owner": owner, "uid": ev.uid, "summary": ev.summary, "start": ev.start, "end": ev.end});
     cal.insert(ev.uid.clone(), ev);
@@ -213,7 +285,11 @@ fn inline_event(ev: &InlineEvent) -> CalEvent {
         attendees: ev
             .attendees
             .iter()
-            .map(|a| Attendee { email: a.clone(), name: None, status: "NEEDS-ACTION".into() })
+            .map(|a| Attendee {
+                email: a.clone(),
+                name: None,
+                status: "NEEDS-ACTION".into(),
+            })
             .collect(),
         status: "CONFIRMED".into(),
         sequence: 0,
@@ -235,23 +311,42 @@ pub(crate) fn apply(world: &mut World, ev: &Event) -> Result<(), WorldError> {
             let is_add = matches!(ev.kind, EventKind::AddFile { .. });
             let exists = world.files.exists(path);
             if is_add && exists {
-                return Err(fail(format!("`{path}` already exists; use replace_file to change it")));
+                return Err(fail(format!(
+                    "`{path}` already exists; use replace_file to change it"
+                )));
             }
             if !is_add && !exists {
-                return Err(fail(format!("`{path}` does not exist; use add_file to create it")));
+                return Err(fail(format!(
+                    "`{path}` does not exist; use add_file to create it"
+                )));
             }
-            let data = std::fs::read(source).map_err(|e| fail(format!("cannot read {}: {e}", source.display())))?;
+            let data = std::fs::read(source)
+                .map_err(|e| fail(format!("cannot read {}: {e}", source.display())))?;
             world.files.write(path, &data).map_err(fail)?;
             let action = if is_add { "add" } else { "replace" };
-            world.record(Actor::Task, "files", action, silent, json!({"path": path, "size": data.len()}));
+            world.record(
+                Actor::Task,
+                "files",
+                action,
+                silent,
+                json!({"path": path, "size": data.len()}),
+            );
         }
         EventKind::DeleteFile { path } => {
             world.files.delete(path, true).map_err(fail)?;
-            world.record(Actor::Task, "files", "delete", silent, json!({"path": path}));
+            world.record(
+                Actor::Task,
+                "files",
+                "delete",
+                silent,
+                json!({"path": path}),
+            );
         }
         EventKind::DeliverMail { to, folder, source } => {
-            let raw = std::fs::read(source).map_err(|e| fail(format!("cannot read {}: {e}", source.display())))?;
-            deliver(world, Actor::Task, silent, to, folder, &raw, source).map_err(|e| fail(e.to_string()))?;
+            let raw = std::fs::read(source)
+                .map_err(|e| fail(format!("cannot read {}: {e}", source.display())))?;
+            deliver(world, Actor::Task, silent, to, folder, &raw, source)
+                .map_err(|e| fail(e.to_string()))?;
         }
         EventKind::AddCalendarEvent { user, event } => {
             add_event(world, Actor::Task, silent, user, inline_event(event)).map_err(fail)?;
@@ -283,11 +378,17 @@ pub(crate) fn apply(world: &mut World, ev: &Event) -> Result<(), WorldError> {
             if let Some(a) = &changes.attendees {
                 e.attendees = a
                     .iter()
-                    .map(|x| Attendee { email: x.clone(), name: None, status: "NEEDS-ACTION".into() })
+                    .map(|x| Attendee {
+                        email: x.clone(),
+                        name: None,
+                        status: "NEEDS-ACTION".into(),
+                    })
                     .collect();
             }
             if e.end < e.start {
-                return Err(fail(format!("after the update `{uid}` ends before it starts")));
+                return Err(fail(format!(
+                    "after the update `{uid}` ends before it starts"
+                )));
             }
             e.sequence += 1;
             let payload = json!({"owner": user, "uid": uid, "summary": e.summary,
@@ -301,7 +402,13 @@ pub(crate) fn apply(world: &mut World, ev: &Event) -> Result<(), WorldError> {
                 .ok_or_else(|| fail(format!("no event `{uid}` in {user}'s calendar")))?;
             e.status = CANCELLED.to_string();
             e.sequence += 1;
-            world.record(Actor::Task, "calendar", "cancel", silent, json!({"owner": user, "uid": uid}));
+            world.record(
+                Actor::Task,
+                "calendar",
+                "cancel",
+                silent,
+                json!({"owner": user, "uid": uid}),
+            );
         }
     }
     Ok(())

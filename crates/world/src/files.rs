@@ -32,7 +32,10 @@ impl Files {
     pub(crate) fn new(root: PathBuf) -> std::io::Result<Files> {
         std::fs::create_dir_all(&root)?;
         let canonical_root = root.canonicalize()?;
-        Ok(Files { root, canonical_root })
+        Ok(Files {
+            root,
+            canonical_root,
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -83,12 +86,16 @@ impl Files {
     /// The bytes of a file.
     pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
         let p = self.resolve(rel)?;
-        let meta = std::fs::metadata(&p).map_err(|_| format!("no file `{rel}` in the workspace"))?;
+        let meta =
+            std::fs::metadata(&p).map_err(|_| format!("no file `{rel}` in the workspace"))?;
         if meta.is_dir() {
             return Err(format!("`{rel}` is a directory; list it with files_list"));
         }
         if meta.len() > MAX_READ_BYTES {
-            return Err(format!("`{rel}` is {} bytes, over the {MAX_READ_BYTES}-byte read limit", meta.len()));
+            return Err(format!(
+                "`{rel}` is {} bytes, over the {MAX_READ_BYTES}-byte read limit",
+                meta.len()
+            ));
         }
         std::fs::read(&p).map_err(|e| format!("cannot read `{rel}`: {e}"))
     }
@@ -97,7 +104,10 @@ impl Files {
     pub fn read_text(&self, rel: &str) -> Result<String, String> {
         let bytes = self.read_bytes(rel)?;
         if is_binary(&bytes) {
-            return Err(format!("`{rel}` is a binary file ({} bytes), not text", bytes.len()));
+            return Err(format!(
+                "`{rel}` is a binary file ({} bytes), not text",
+                bytes.len()
+            ));
         }
         String::from_utf8(bytes).map_err(|_| format!("`{rel}` is not UTF-8 text"))
     }
@@ -125,10 +135,18 @@ impl Files {
             let path = to_slash(rel);
             let ft = entry.file_type();
             if ft.is_dir() {
-                out.push(FileInfo { path, size: 0, kind: "dir" });
+                out.push(FileInfo {
+                    path,
+                    size: 0,
+                    kind: "dir",
+                });
             } else {
                 let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                out.push(FileInfo { path, size, kind: "file" });
+                out.push(FileInfo {
+                    path,
+                    size,
+                    kind: "file",
+                });
             }
         }
         out.sort();
@@ -150,7 +168,8 @@ impl Files {
         }
         let created = !p.exists();
         if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder of `{rel}`: {e}"))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create the folder of `{rel}`: {e}"))?;
         }
         // Re-check after creating parents (a parent could have been a symlink).
         self.resolve(rel)?;
@@ -163,10 +182,13 @@ impl Files {
         if p == self.canonical_root {
             return Err("the workspace itself cannot be deleted".into());
         }
-        let meta = std::fs::symlink_metadata(&p).map_err(|_| format!("no file `{rel}` in the workspace"))?;
+        let meta = std::fs::symlink_metadata(&p)
+            .map_err(|_| format!("no file `{rel}` in the workspace"))?;
         if meta.is_dir() {
             if !recursive {
-                return Err(format!("`{rel}` is a directory; pass recursive=true to delete it and its contents"));
+                return Err(format!(
+                    "`{rel}` is a directory; pass recursive=true to delete it and its contents"
+                ));
             }
             std::fs::remove_dir_all(&p).map_err(|e| format!("cannot delete `{rel}`: {e}"))
         } else {
@@ -184,13 +206,16 @@ impl Files {
             return Err(format!("no file `{from}` in the workspace"));
         }
         if dst.exists() && !overwrite {
-            return Err(format!("`{to}` already exists; pass overwrite=true to replace it"));
+            return Err(format!(
+                "`{to}` already exists; pass overwrite=true to replace it"
+            ));
         }
         if dst.starts_with(&src) && dst != src {
             return Err(format!("cannot move `{from}` into itself"));
         }
         if let Some(parent) = dst.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create the folder of `{to}`: {e}"))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create the folder of `{to}`: {e}"))?;
         }
         std::fs::rename(&src, &dst).map_err(|e| format!("cannot move `{from}` to `{to}`: {e}"))
     }
@@ -216,7 +241,9 @@ fn normalize(rel: &str) -> Result<PathBuf, String> {
             Component::Normal(s) => out.push(s),
             Component::CurDir => {}
             Component::ParentDir => {
-                return Err(format!("`{rel}` uses `..`; paths must stay inside the workspace"));
+                return Err(format!(
+                    "`{rel}` uses `..`; paths must stay inside the workspace"
+                ));
             }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(format!(
@@ -266,8 +293,16 @@ mod tests {
         std::fs::write(outside.join("s.txt"), "secret").unwrap();
         std::os::unix::fs::symlink(&outside, f.root().join("link")).unwrap();
         std::os::unix::fs::symlink(outside.join("s.txt"), f.root().join("file-link")).unwrap();
-        assert!(f.read_text("link/s.txt").unwrap_err().contains("symbolic link"));
-        assert!(f.read_text("file-link").unwrap_err().contains("symbolic link"));
+        assert!(
+            f.read_text("link/s.txt")
+                .unwrap_err()
+                .contains("symbolic link")
+        );
+        assert!(
+            f.read_text("file-link")
+                .unwrap_err()
+                .contains("symbolic link")
+        );
         assert!(f.write("link/new.txt", b"x").is_err());
         assert!(!outside.join("new.txt").exists());
         // A symlink inside the workspace is fine.
@@ -290,9 +325,19 @@ mod tests {
         let (_d, f) = ws();
         f.write("b/z.txt", b"1").unwrap();
         f.write("a.txt", b"22").unwrap();
-        let all: Vec<String> = f.list("", true).unwrap().into_iter().map(|e| e.path).collect();
+        let all: Vec<String> = f
+            .list("", true)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
         assert_eq!(all, vec!["a.txt", "b", "b/z.txt"]);
-        let top: Vec<String> = f.list("", false).unwrap().into_iter().map(|e| e.path).collect();
+        let top: Vec<String> = f
+            .list("", false)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
         assert_eq!(top, vec!["a.txt", "b"]);
     }
 }

@@ -112,7 +112,14 @@ impl World {
     }
 
     /// Append to the event log.
-    pub(crate) fn record(&mut self, actor: Actor, service: &str, action: &str, silent: bool, payload: Value) {
+    pub(crate) fn record(
+        &mut self,
+        actor: Actor,
+        service: &str,
+        action: &str,
+        silent: bool,
+        payload: Value,
+    ) {
         let seq = self.log.len() as u64 + 1;
         self.log.push(LogEntry {
             seq,

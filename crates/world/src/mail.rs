@@ -98,12 +98,31 @@ impl MailState {
     }
 
     /// Put a raw message into `owner`'s `folder`; returns its id.
-    pub(crate) fn insert_raw(&mut self, owner: &str, folder: &str, raw: &[u8], seen: bool) -> Result<String, String> {
+    pub(crate) fn insert_raw(
+        &mut self,
+        owner: &str,
+        folder: &str,
+        raw: &[u8],
+        seen: bool,
+    ) -> Result<String, String> {
         let mail = parse_eml(raw).map_err(|e| e.to_string())?;
-        Ok(self.insert(owner, folder, mail, String::from_utf8_lossy(raw).into_owned(), seen))
+        Ok(self.insert(
+            owner,
+            folder,
+            mail,
+            String::from_utf8_lossy(raw).into_owned(),
+            seen,
+        ))
     }
 
-    pub(crate) fn insert(&mut self, owner: &str, folder: &str, mail: ParsedMail, raw: String, seen: bool) -> String {
+    pub(crate) fn insert(
+        &mut self,
+        owner: &str,
+        folder: &str,
+        mail: ParsedMail,
+        raw: String,
+        seen: bool,
+    ) -> String {
         let owner = owner.to_lowercase();
         self.ensure_mailbox(&owner);
         if let Some(f) = self.mailboxes.get_mut(&owner) {
@@ -113,7 +132,14 @@ impl MailState {
         let id = format!("m{:05}", self.next_id);
         self.messages.insert(
             id.clone(),
-            StoredMail { id: id.clone(), owner, folder: folder.to_string(), seen, mail, raw },
+            StoredMail {
+                id: id.clone(),
+                owner,
+                folder: folder.to_string(),
+                seen,
+                mail,
+                raw,
+            },
         );
         id
     }
@@ -135,6 +161,12 @@ impl MailState {
 
 fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }

@@ -85,19 +85,36 @@ fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
     if store {
         std::fs::create_dir_all(&blobs).map_err(|e| WorldError::io(&blobs, e))?;
     }
-    let mut m = Manifest { files: BTreeMap::new(), dirs: BTreeSet::new(), symlinks: BTreeMap::new() };
-    for entry in walkdir::WalkDir::new(root).min_depth(1).follow_links(false).sort_by_file_name() {
-        let entry = entry.map_err(|e| WorldError::Snapshot(format!("cannot walk the workspace: {e}")))?;
-        let rel = entry.path().strip_prefix(root).map(to_slash).unwrap_or_default();
+    let mut m = Manifest {
+        files: BTreeMap::new(),
+        dirs: BTreeSet::new(),
+        symlinks: BTreeMap::new(),
+    };
+    for entry in walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .follow_links(false)
+        .sort_by_file_name()
+    {
+        let entry =
+            entry.map_err(|e| WorldError::Snapshot(format!("cannot walk the workspace: {e}")))?;
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .map(to_slash)
+            .unwrap_or_default();
         let ft = entry.file_type();
         if ft.is_symlink() {
-            let target = std::fs::read_link(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
-            m.symlinks.insert(rel, target.to_string_lossy().into_owned());
+            let target =
+                std::fs::read_link(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
+            m.symlinks
+                .insert(rel, target.to_string_lossy().into_owned());
         } else if ft.is_dir() {
             m.dirs.insert(rel);
         } else {
             let data = std::fs::read(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
-            let meta = entry.metadata().map_err(|e| WorldError::Snapshot(e.to_string()))?;
+            let meta = entry
+                .metadata()
+                .map_err(|e| WorldError::Snapshot(e.to_string()))?;
             let hash = blake3::hash(&data).to_hex().to_string();
             if store {
                 let blob = blobs.join(&hash);
@@ -107,7 +124,14 @@ fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
                     std::fs::rename(&tmp, &blob).map_err(|e| WorldError::io(&blob, e))?;
                 }
             }
-            m.files.insert(rel, FileRecord { size: data.len() as u64, hash, mode: meta.permissions().mode() & 0o7777 });
+            m.files.insert(
+                rel,
+                FileRecord {
+                    size: data.len() as u64,
+                    hash,
+                    mode: meta.permissions().mode() & 0o7777,
+                },
+            );
         }
     }
     Ok(m)
@@ -121,7 +145,10 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
         files: m.files,
         dirs: m.dirs,
         symlinks: m.symlinks,
-        services: Services { mail: world.mail.clone(), calendar: world.calendar.clone() },
+        services: Services {
+            mail: world.mail.clone(),
+            calendar: world.calendar.clone(),
+        },
         log: world.log.clone(),
     })
 }
@@ -180,9 +207,16 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot) -> Result<(), WorldErr
     world.now = snap.now;
 
     let after = manifest(world, false)?;
-    let check = Snapshot { files: after.files, dirs: after.dirs, symlinks: after.symlinks, ..Snapshot::empty() };
+    let check = Snapshot {
+        files: after.files,
+        dirs: after.dirs,
+        symlinks: after.symlinks,
+        ..Snapshot::empty()
+    };
     if check.tree_digest() != snap.tree_digest() {
-        return Err(WorldError::Snapshot("the restored workspace differs from the snapshot".into()));
+        return Err(WorldError::Snapshot(
+            "the restored workspace differs from the snapshot".into(),
+        ));
     }
     Ok(())
 }
@@ -193,7 +227,8 @@ fn copy_blob(blob: &Path, to: &Path) -> Result<(), WorldError> {
     }
     // A fresh file (not an in-place overwrite) so hard links made by the agent are broken.
     let _ = std::fs::remove_file(to);
-    std::fs::copy(blob, to).map_err(|e| WorldError::Snapshot(format!("missing blob {}: {e}", blob.display())))?;
+    std::fs::copy(blob, to)
+        .map_err(|e| WorldError::Snapshot(format!("missing blob {}: {e}", blob.display())))?;
     Ok(())
 }
 

@@ -56,7 +56,11 @@ const TOOLS: &[Tool] = &[
 pub fn specs() -> Vec<ToolSpec> {
     let mut v: Vec<ToolSpec> = TOOLS
         .iter()
-        .map(|t| ToolSpec { name: t.name.to_string(), description: t.description.to_string(), input_schema: (t.schema)() })
+        .map(|t| ToolSpec {
+            name: t.name.to_string(),
+            description: t.description.to_string(),
+            input_schema: (t.schema)(),
+        })
         .collect();
     v.sort_by(|a, b| a.name.cmp(&b.name));
     v
@@ -71,11 +75,19 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
     let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
         let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
         names.sort();
-        return ToolOutcome::Error { message: format!("unknown tool `{name}`; the tools are: {}", names.join(", ")) };
+        return ToolOutcome::Error {
+            message: format!("unknown tool `{name}`; the tools are: {}", names.join(", ")),
+        };
     };
-    let args = if args.is_null() { &Value::Object(Default::default()) } else { args };
+    let args = if args.is_null() {
+        &Value::Object(Default::default())
+    } else {
+        args
+    };
     if !args.is_object() {
-        return ToolOutcome::Error { message: format!("arguments of `{name}` must be a JSON object") };
+        return ToolOutcome::Error {
+            message: format!("arguments of `{name}` must be a JSON object"),
+        };
     }
     match (tool.run)(world, &actor, args) {
         Ok(value) => ToolOutcome::Ok { value },
@@ -119,4 +131,3 @@ fn time_arg(world: &World, field: &str, text: &str) -> Result<WorldTime, String>
 fn show_time(world: &World, t: chrono::DateTime<chrono::Utc>) -> String {
     t.with_timezone(&world.timezone).to_rfc3339()
 }
-

@@ -7,26 +7,67 @@ use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc, Weekday};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolResult, boolean, integer, parse, schema, show_time, string, strings, time_arg};
+use super::{
+    Tool, ToolResult, boolean, integer, parse, schema, show_time, string, strings, time_arg,
+};
 use crate::World;
 use crate::calendar::{CANCELLED, is_cancelled};
 
 pub(super) const LIST: Tool = Tool {
     name: "calendar_list",
     description: "List events of your calendar, optionally between two datetimes. Times are shown in the office time zone.",
-    schema: || schema(&[("from", string("Start of the range (ISO 8601)")), ("to", string("End of the range (ISO 8601)")), ("include_cancelled", boolean("Also list cancelled events (default false)"))], &[]),
+    schema: || {
+        schema(
+            &[
+                ("from", string("Start of the range (ISO 8601)")),
+                ("to", string("End of the range (ISO 8601)")),
+                (
+                    "include_cancelled",
+                    boolean("Also list cancelled events (default false)"),
+                ),
+            ],
+            &[],
+        )
+    },
     run: list,
 };
 pub(super) const CREATE: Tool = Tool {
     name: "calendar_create",
     description: "Create an event in your calendar; attendees are invited.",
-    schema: || schema(&[("summary", string("Title")), ("start", string("Start (ISO 8601; without offset = office time zone)")), ("end", string("End (ISO 8601)")), ("description", string("Details")), ("location", string("Place or meeting link")), ("attendees", strings("Addresses to invite"))], &["summary", "start", "end"]),
+    schema: || {
+        schema(
+            &[
+                ("summary", string("Title")),
+                (
+                    "start",
+                    string("Start (ISO 8601; without offset = office time zone)"),
+                ),
+                ("end", string("End (ISO 8601)")),
+                ("description", string("Details")),
+                ("location", string("Place or meeting link")),
+                ("attendees", strings("Addresses to invite")),
+            ],
+            &["summary", "start", "end"],
+        )
+    },
     run: create,
 };
 pub(super) const UPDATE: Tool = Tool {
     name: "calendar_update",
     description: "Change an event of your calendar; attendees' copies are updated.",
-    schema: || schema(&[("uid", string("Event uid")), ("summary", string("New title")), ("start", string("New start")), ("end", string("New end")), ("description", string("New details")), ("location", string("New place"))], &["uid"]),
+    schema: || {
+        schema(
+            &[
+                ("uid", string("Event uid")),
+                ("summary", string("New title")),
+                ("start", string("New start")),
+                ("end", string("New end")),
+                ("description", string("New details")),
+                ("location", string("New place")),
+            ],
+            &["uid"],
+        )
+    },
     run: update,
 };
 pub(super) const DELETE: Tool = Tool {
@@ -38,13 +79,42 @@ pub(super) const DELETE: Tool = Tool {
 pub(super) const INVITE: Tool = Tool {
     name: "calendar_invite",
     description: "Invite more people to an event of your calendar.",
-    schema: || schema(&[("uid", string("Event uid")), ("attendees", strings("Addresses to invite"))], &["uid", "attendees"]),
+    schema: || {
+        schema(
+            &[
+                ("uid", string("Event uid")),
+                ("attendees", strings("Addresses to invite")),
+            ],
+            &["uid", "attendees"],
+        )
+    },
     run: invite,
 };
 pub(super) const FREE_SLOTS: Tool = Tool {
     name: "calendar_free_slots",
     description: "Find times when you and the given attendees are all free, within working hours on weekdays.",
-    schema: || schema(&[("from", string("Start of the search range (ISO 8601)")), ("to", string("End of the search range")), ("duration_minutes", integer("Minimum length of a slot")), ("attendees", strings("Addresses whose calendars must be free too")), ("work_start", string("Start of the working day, HH:MM (default 09:00)")), ("work_end", string("End of the working day, HH:MM (default 17:00)"))], &["from", "to", "duration_minutes"]),
+    schema: || {
+        schema(
+            &[
+                ("from", string("Start of the search range (ISO 8601)")),
+                ("to", string("End of the search range")),
+                ("duration_minutes", integer("Minimum length of a slot")),
+                (
+                    "attendees",
+                    strings("Addresses whose calendars must be free too"),
+                ),
+                (
+                    "work_start",
+                    string("Start of the working day, HH:MM (default 09:00)"),
+                ),
+                (
+                    "work_end",
+                    string("End of the working day, HH:MM (default 17:00)"),
+                ),
+            ],
+            &["from", "to", "duration_minutes"],
+        )
+    },
     run: free_slots,
 };
 
@@ -75,14 +145,26 @@ struct ListArgs {
 
 fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: ListArgs = parse("calendar_list", args)?;
-    let from = a.from.as_deref().map(|s| time_arg(w, "from", s)).transpose()?.map(|t| t.with_timezone(&Utc));
-    let to = a.to.as_deref().map(|s| time_arg(w, "to", s)).transpose()?.map(|t| t.with_timezone(&Utc));
+    let from = a
+        .from
+        .as_deref()
+        .map(|s| time_arg(w, "from", s))
+        .transpose()?
+        .map(|t| t.with_timezone(&Utc));
+    let to =
+        a.to.as_deref()
+            .map(|s| time_arg(w, "to", s))
+            .transpose()?
+            .map(|t| t.with_timezone(&Utc));
     let events: Vec<Value> = w
         .calendar
         .events(&w.user.email)
         .into_iter()
         .filter(|e| a.include_cancelled || !is_cancelled(e))
-        .filter(|e| from.is_none_or(|f| e.end > f || (e.start == e.end && e.start >= f)) && to.is_none_or(|t| e.start < t))
+        .filter(|e| {
+            from.is_none_or(|f| e.end > f || (e.start == e.end && e.start >= f))
+                && to.is_none_or(|t| e.start < t)
+        })
         .map(|e| show(w, e))
         .collect();
     Ok(json!({"events": events}))
@@ -160,7 +242,14 @@ fn create(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         all_day: false,
         tzid: None,
         organizer: Some(me.clone()),
-        attendees: emails.iter().map(|e| Attendee { email: e.clone(), name: None, status: "NEEDS-ACTION".into() }).collect(),
+        attendees: emails
+            .iter()
+            .map(|e| Attendee {
+                email: e.clone(),
+                name: None,
+                status: "NEEDS-ACTION".into(),
+            })
+            .collect(),
         status: "CONFIRMED".into(),
         sequence: 0,
     };
@@ -229,7 +318,13 @@ fn delete(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             cancelled.push(att.email.clone());
         }
     }
-    w.record(actor.clone(), "calendar", "delete", false, json!({"uid": a.uid, "summary": ev.summary, "cancelled_for": cancelled}));
+    w.record(
+        actor.clone(),
+        "calendar",
+        "delete",
+        false,
+        json!({"uid": a.uid, "summary": ev.summary, "cancelled_for": cancelled}),
+    );
     Ok(json!({"uid": a.uid}))
 }
 
@@ -253,7 +348,11 @@ fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let mut added = Vec::new();
     for e in emails {
         if !ev.attendees.iter().any(|x| x.email == e) {
-            ev.attendees.push(Attendee { email: e.clone(), name: None, status: "NEEDS-ACTION".into() });
+            ev.attendees.push(Attendee {
+                email: e.clone(),
+                name: None,
+                status: "NEEDS-ACTION".into(),
+            });
             added.push(e);
         }
     }
@@ -261,7 +360,13 @@ fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let me = w.user.email.clone();
     w.calendar.ensure(&me).insert(ev.uid.clone(), ev.clone());
     sync_attendees(w, &ev);
-    w.record(actor.clone(), "calendar", "invite", false, json!({"uid": ev.uid, "added": added}));
+    w.record(
+        actor.clone(),
+        "calendar",
+        "invite",
+        false,
+        json!({"uid": ev.uid, "added": added}),
+    );
     let all: Vec<&str> = ev.attendees.iter().map(|x| x.email.as_str()).collect();
     Ok(json!({"uid": ev.uid, "attendees": all}))
 }
@@ -287,7 +392,8 @@ fn five() -> String {
 }
 
 fn hhmm(field: &str, s: &str) -> Result<NaiveTime, String> {
-    NaiveTime::parse_from_str(s.trim(), "%H:%M").map_err(|_| format!("`{field}` must be HH:MM, e.g. 09:00"))
+    NaiveTime::parse_from_str(s.trim(), "%H:%M")
+        .map_err(|_| format!("`{field}` must be HH:MM, e.g. 09:00"))
 }
 
 fn free_slots(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
@@ -331,8 +437,10 @@ fn free_slots(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let last = to.with_timezone(&tz).date_naive();
     while day <= last && slots.len() < 50 {
         if !matches!(day.weekday(), Weekday::Sat | Weekday::Sun) {
-            let open = bureau_core::time::local_to_world(day.and_time(ws), tz).map(|t| t.with_timezone(&Utc));
-            let close = bureau_core::time::local_to_world(day.and_time(we), tz).map(|t| t.with_timezone(&Utc));
+            let open = bureau_core::time::local_to_world(day.and_time(ws), tz)
+                .map(|t| t.with_timezone(&Utc));
+            let close = bureau_core::time::local_to_world(day.and_time(we), tz)
+                .map(|t| t.with_timezone(&Utc));
             if let (Some(open), Some(close)) = (open, close) {
                 let mut cursor = open.max(from);
                 let end = close.min(to);
@@ -356,6 +464,9 @@ fn free_slots(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         }
     }
     slots.truncate(50);
-    let shown: Vec<Value> = slots.iter().map(|(s, e)| json!({"start": show_time(w, *s), "end": show_time(w, *e)})).collect();
+    let shown: Vec<Value> = slots
+        .iter()
+        .map(|(s, e)| json!({"start": show_time(w, *s), "end": show_time(w, *e)}))
+        .collect();
     Ok(json!({"slots": shown, "checked": people, "unknown_attendees": unknown}))
 }

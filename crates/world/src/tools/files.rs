@@ -11,43 +11,122 @@ use bureau_core::log::Actor;
 pub(super) const LIST: Tool = Tool {
     name: "files_list",
     description: "List files and folders of the workspace (recursive by default), with sizes in bytes.",
-    schema: || schema(&[("path", string("Folder to list, relative to the workspace; empty for the whole workspace")), ("recursive", boolean("List sub-folders too (default true)"))], &[]),
+    schema: || {
+        schema(
+            &[
+                (
+                    "path",
+                    string(
+                        "Folder to list, relative to the workspace; empty for the whole workspace",
+                    ),
+                ),
+                ("recursive", boolean("List sub-folders too (default true)")),
+            ],
+            &[],
+        )
+    },
     run: list,
 };
 pub(super) const READ: Tool = Tool {
     name: "files_read",
     description: "Read a text file of the workspace. Binary files are reported as binary, without content.",
-    schema: || schema(&[("path", string("File path relative to the workspace"))], &["path"]),
+    schema: || {
+        schema(
+            &[("path", string("File path relative to the workspace"))],
+            &["path"],
+        )
+    },
     run: read,
 };
 pub(super) const WRITE: Tool = Tool {
     name: "files_write",
     description: "Create or overwrite a text file in the workspace (folders are created as needed).",
-    schema: || schema(&[("path", string("File path relative to the workspace")), ("content", string("The full new text of the file"))], &["path", "content"]),
+    schema: || {
+        schema(
+            &[
+                ("path", string("File path relative to the workspace")),
+                ("content", string("The full new text of the file")),
+            ],
+            &["path", "content"],
+        )
+    },
     run: write,
 };
 pub(super) const EDIT: Tool = Tool {
     name: "files_edit",
     description: "Replace an exact string in a text file. `old` must occur exactly once unless replace_all is true.",
-    schema: || schema(&[("path", string("File path relative to the workspace")), ("old", string("Exact text to replace")), ("new", string("Replacement text")), ("replace_all", boolean("Replace every occurrence (default false)"))], &["path", "old", "new"]),
+    schema: || {
+        schema(
+            &[
+                ("path", string("File path relative to the workspace")),
+                ("old", string("Exact text to replace")),
+                ("new", string("Replacement text")),
+                (
+                    "replace_all",
+                    boolean("Replace every occurrence (default false)"),
+                ),
+            ],
+            &["path", "old", "new"],
+        )
+    },
     run: edit,
 };
 pub(super) const MOVE: Tool = Tool {
     name: "files_move",
     description: "Move or rename a file or folder inside the workspace.",
-    schema: || schema(&[("from", string("Current path")), ("to", string("New path")), ("overwrite", boolean("Replace an existing file at `to` (default false)"))], &["from", "to"]),
+    schema: || {
+        schema(
+            &[
+                ("from", string("Current path")),
+                ("to", string("New path")),
+                (
+                    "overwrite",
+                    boolean("Replace an existing file at `to` (default false)"),
+                ),
+            ],
+            &["from", "to"],
+        )
+    },
     run: move_,
 };
 pub(super) const DELETE: Tool = Tool {
     name: "files_delete",
     description: "Delete a file, or a folder with recursive=true.",
-    schema: || schema(&[("path", string("Path relative to the workspace")), ("recursive", boolean("Delete a folder and everything in it (default false)"))], &["path"]),
+    schema: || {
+        schema(
+            &[
+                ("path", string("Path relative to the workspace")),
+                (
+                    "recursive",
+                    boolean("Delete a folder and everything in it (default false)"),
+                ),
+            ],
+            &["path"],
+        )
+    },
     run: delete,
 };
 pub(super) const SEARCH: Tool = Tool {
     name: "files_search",
     description: "Search the text files of the workspace for a substring (or a regular expression with regex=true). Returns matching lines.",
-    schema: || schema(&[("query", string("Text or regular expression to find")), ("regex", boolean("Treat query as a regular expression (default false)")), ("path", string("Folder or file to search in (default: whole workspace)")), ("case_sensitive", boolean("Default false")), ("max_results", integer("Default 100"))], &["query"]),
+    schema: || {
+        schema(
+            &[
+                ("query", string("Text or regular expression to find")),
+                (
+                    "regex",
+                    boolean("Treat query as a regular expression (default false)"),
+                ),
+                (
+                    "path",
+                    string("Folder or file to search in (default: whole workspace)"),
+                ),
+                ("case_sensitive", boolean("Default false")),
+                ("max_results", integer("Default 100")),
+            ],
+            &["query"],
+        )
+    },
     run: search,
 };
 
@@ -99,7 +178,13 @@ fn write(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     let created = w.files.write(&a.path, a.content.as_bytes())?;
     let size = a.content.len();
-    w.record(actor.clone(), "files", if created { "create" } else { "write" }, false, json!({"path": a.path, "size": size}));
+    w.record(
+        actor.clone(),
+        "files",
+        if created { "create" } else { "write" },
+        false,
+        json!({"path": a.path, "size": size}),
+    );
     Ok(json!({"path": a.path, "size": size, "created": created}))
 }
 
@@ -121,15 +206,31 @@ fn edit(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let text = w.files.read_text(&a.path)?;
     let n = text.matches(&a.old).count();
     if n == 0 {
-        return Err(format!("`old` does not occur in `{}`; read the file and copy the exact text", a.path));
+        return Err(format!(
+            "`old` does not occur in `{}`; read the file and copy the exact text",
+            a.path
+        ));
     }
     if n > 1 && !a.replace_all {
-        return Err(format!("`old` occurs {n} times in `{}`; give more context to make it unique, or pass replace_all=true", a.path));
+        return Err(format!(
+            "`old` occurs {n} times in `{}`; give more context to make it unique, or pass replace_all=true",
+            a.path
+        ));
     }
-    let new_text = if a.replace_all { text.replace(&a.old, &a.new) } else { text.replacen(&a.old, &a.new, 1) };
+    let new_text = if a.replace_all {
+        text.replace(&a.old, &a.new)
+    } else {
+        text.replacen(&a.old, &a.new, 1)
+    };
     w.files.write(&a.path, new_text.as_bytes())?;
     let replacements = if a.replace_all { n } else { 1 };
-    w.record(actor.clone(), "files", "edit", false, json!({"path": a.path, "replacements": replacements}));
+    w.record(
+        actor.clone(),
+        "files",
+        "edit",
+        false,
+        json!({"path": a.path, "replacements": replacements}),
+    );
     Ok(json!({"path": a.path, "replacements": replacements}))
 }
 
@@ -145,7 +246,13 @@ struct MoveArgs {
 fn move_(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: MoveArgs = parse("files_move", args)?;
     w.files.rename(&a.from, &a.to, a.overwrite)?;
-    w.record(actor.clone(), "files", "move", false, json!({"from": a.from, "to": a.to}));
+    w.record(
+        actor.clone(),
+        "files",
+        "move",
+        false,
+        json!({"from": a.from, "to": a.to}),
+    );
     Ok(json!({"from": a.from, "to": a.to}))
 }
 
@@ -163,7 +270,13 @@ fn delete(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         return Err("the workspace itself cannot be deleted; name a file or folder".into());
     }
     w.files.delete(&a.path, a.recursive)?;
-    w.record(actor.clone(), "files", "delete", false, json!({"path": a.path}));
+    w.record(
+        actor.clone(),
+        "files",
+        "delete",
+        false,
+        json!({"path": a.path}),
+    );
     Ok(json!({"path": a.path}))
 }
 
@@ -189,7 +302,11 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     if a.query.is_empty() {
         return Err("`query` is empty".into());
     }
-    let pattern = if a.regex { a.query.clone() } else { regex::escape(&a.query) };
+    let pattern = if a.regex {
+        a.query.clone()
+    } else {
+        regex::escape(&a.query)
+    };
     let re = regex::RegexBuilder::new(&pattern)
         .case_insensitive(!a.case_sensitive)
         .size_limit(1 << 20)
@@ -201,13 +318,20 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         }
         vec![a.path.clone()]
     } else {
-        w.files.list(&a.path, true)?.into_iter().filter(|e| e.kind == "file").map(|e| e.path).collect()
+        w.files
+            .list(&a.path, true)?
+            .into_iter()
+            .filter(|e| e.kind == "file")
+            .map(|e| e.path)
+            .collect()
     };
     let max = a.max_results.clamp(1, 1000);
     let mut matches = Vec::new();
     let mut truncated = false;
     'outer: for path in files {
-        let Ok(bytes) = w.files.read_bytes(&path) else { continue };
+        let Ok(bytes) = w.files.read_bytes(&path) else {
+            continue;
+        };
         if is_binary(&bytes) {
             continue;
         }

@@ -18,55 +18,140 @@ pub(super) const FOLDERS: Tool = Tool {
 pub(super) const LIST: Tool = Tool {
     name: "mail_list",
     description: "List messages in a folder of your mailbox, newest first.",
-    schema: || schema(&[("folder", string("Folder name (default INBOX)")), ("unread_only", boolean("Only unread messages (default false)")), ("limit", integer("At most this many (default 50)"))], &[]),
+    schema: || {
+        schema(
+            &[
+                ("folder", string("Folder name (default INBOX)")),
+                (
+                    "unread_only",
+                    boolean("Only unread messages (default false)"),
+                ),
+                ("limit", integer("At most this many (default 50)")),
+            ],
+            &[],
+        )
+    },
     run: list,
 };
 pub(super) const READ: Tool = Tool {
     name: "mail_read",
     description: "Read one message of your mailbox by id (marks it read).",
-    schema: || schema(&[("id", string("Message id from mail_list or mail_search"))], &["id"]),
+    schema: || {
+        schema(
+            &[("id", string("Message id from mail_list or mail_search"))],
+            &["id"],
+        )
+    },
     run: read,
 };
 pub(super) const SEARCH: Tool = Tool {
     name: "mail_search",
     description: "Search your mailbox (subject, body, sender, recipients; case-insensitive).",
-    schema: || schema(&[("query", string("Text to find")), ("folder", string("Only this folder (default: all folders)"))], &["query"]),
+    schema: || {
+        schema(
+            &[
+                ("query", string("Text to find")),
+                ("folder", string("Only this folder (default: all folders)")),
+            ],
+            &["query"],
+        )
+    },
     run: search,
 };
 pub(super) const SEND: Tool = Tool {
     name: "mail_send",
     description: "Send a new message from your address. Attachments are workspace files.",
-    schema: || schema(&[("to", strings("Recipient addresses")), ("cc", strings("Cc addresses")), ("bcc", strings("Bcc addresses")), ("subject", string("Subject line")), ("body", string("Plain-text body")), ("attachments", strings("Workspace paths of files to attach"))], &["to", "subject", "body"]),
+    schema: || {
+        schema(
+            &[
+                ("to", strings("Recipient addresses")),
+                ("cc", strings("Cc addresses")),
+                ("bcc", strings("Bcc addresses")),
+                ("subject", string("Subject line")),
+                ("body", string("Plain-text body")),
+                ("attachments", strings("Workspace paths of files to attach")),
+            ],
+            &["to", "subject", "body"],
+        )
+    },
     run: send,
 };
 pub(super) const REPLY: Tool = Tool {
     name: "mail_reply",
     description: "Reply to a message of your mailbox (to its sender; reply_all adds the other recipients).",
-    schema: || schema(&[("id", string("Message id")), ("body", string("Plain-text body")), ("reply_all", boolean("Also reply to the other recipients (default false)")), ("attachments", strings("Workspace paths of files to attach"))], &["id", "body"]),
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("body", string("Plain-text body")),
+                (
+                    "reply_all",
+                    boolean("Also reply to the other recipients (default false)"),
+                ),
+                ("attachments", strings("Workspace paths of files to attach")),
+            ],
+            &["id", "body"],
+        )
+    },
     run: reply,
 };
 pub(super) const FORWARD: Tool = Tool {
     name: "mail_forward",
     description: "Forward a message of your mailbox, with its attachments.",
-    schema: || schema(&[("id", string("Message id")), ("to", strings("Recipient addresses")), ("cc", strings("Cc addresses")), ("body", string("Text above the forwarded message"))], &["id", "to"]),
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("to", strings("Recipient addresses")),
+                ("cc", strings("Cc addresses")),
+                ("body", string("Text above the forwarded message")),
+            ],
+            &["id", "to"],
+        )
+    },
     run: forward,
 };
 pub(super) const MOVE: Tool = Tool {
     name: "mail_move",
     description: "Move a message to another folder of your mailbox (created if needed).",
-    schema: || schema(&[("id", string("Message id")), ("folder", string("Target folder"))], &["id", "folder"]),
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("folder", string("Target folder")),
+            ],
+            &["id", "folder"],
+        )
+    },
     run: move_,
 };
 pub(super) const MARK_READ: Tool = Tool {
     name: "mail_mark_read",
     description: "Mark a message read (or unread with read=false).",
-    schema: || schema(&[("id", string("Message id")), ("read", boolean("Default true"))], &["id"]),
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("read", boolean("Default true")),
+            ],
+            &["id"],
+        )
+    },
     run: mark_read,
 };
 pub(super) const SAVE_ATTACHMENT: Tool = Tool {
     name: "mail_save_attachment",
     description: "Save an attachment of a message into the workspace.",
-    schema: || schema(&[("id", string("Message id")), ("filename", string("Attachment file name")), ("path", string("Workspace path to write"))], &["id", "filename", "path"]),
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("filename", string("Attachment file name")),
+                ("path", string("Workspace path to write")),
+            ],
+            &["id", "filename", "path"],
+        )
+    },
     run: save_attachment,
 };
 
@@ -87,7 +172,9 @@ fn summary(w: &World, m: &StoredMail) -> Value {
 fn own<'a>(w: &'a World, id: &str) -> Result<&'a StoredMail, String> {
     match w.mail.get(id) {
         Some(m) if m.owner == w.user.email => Ok(m),
-        _ => Err(format!("no message `{id}` in your mailbox; use mail_list or mail_search to find ids")),
+        _ => Err(format!(
+            "no message `{id}` in your mailbox; use mail_list or mail_search to find ids"
+        )),
     }
 }
 
@@ -128,7 +215,11 @@ fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let user = w.user.email.clone();
     let known = w.mail.folders(&user);
     let Some(folder) = known.iter().find(|f| f.eq_ignore_ascii_case(&a.folder)) else {
-        return Err(format!("no folder `{}`; your folders are: {}", a.folder, known.join(", ")));
+        return Err(format!(
+            "no folder `{}`; your folders are: {}",
+            a.folder,
+            known.join(", ")
+        ));
     };
     let all = newest_first(w.mail.messages(&user, Some(folder)));
     let total = all.len();
@@ -168,7 +259,13 @@ fn read(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         if let Some(m) = w.mail.get_mut(&a.id) {
             m.seen = true;
         }
-        w.record(actor.clone(), "mail", "mark_read", false, json!({"id": a.id, "seen": true}));
+        w.record(
+            actor.clone(),
+            "mail",
+            "mark_read",
+            false,
+            json!({"id": a.id, "seen": true}),
+        );
     }
     Ok(out)
 }
@@ -192,11 +289,25 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         .messages(&user, a.folder.as_deref())
         .into_iter()
         .filter(|m| {
-            let addrs = m.mail.from.iter().chain(&m.mail.to).chain(&m.mail.cc).map(|x| x.display().to_lowercase()).collect::<Vec<_>>().join(" ");
-            m.mail.subject.to_lowercase().contains(&q) || m.mail.text.to_lowercase().contains(&q) || addrs.contains(&q)
+            let addrs = m
+                .mail
+                .from
+                .iter()
+                .chain(&m.mail.to)
+                .chain(&m.mail.cc)
+                .map(|x| x.display().to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" ");
+            m.mail.subject.to_lowercase().contains(&q)
+                || m.mail.text.to_lowercase().contains(&q)
+                || addrs.contains(&q)
         })
         .collect();
-    let msgs: Vec<Value> = newest_first(hits).into_iter().take(100).map(|m| summary(w, m)).collect();
+    let msgs: Vec<Value> = newest_first(hits)
+        .into_iter()
+        .take(100)
+        .map(|m| summary(w, m))
+        .collect();
     Ok(json!({"messages": msgs}))
 }
 
@@ -228,9 +339,17 @@ fn workspace_attachments(w: &World, paths: &[String]) -> Result<Vec<Attachment>,
     paths
         .iter()
         .map(|p| {
-            let data = w.files.read_bytes(p).map_err(|e| format!("attachment: {e}"))?;
+            let data = w
+                .files
+                .read_bytes(p)
+                .map_err(|e| format!("attachment: {e}"))?;
             let filename = p.rsplit('/').next().unwrap_or(p).to_string();
-            Ok(Attachment { filename, content_type: guess_type(p).to_string(), size: data.len() as u64, data })
+            Ok(Attachment {
+                filename,
+                content_type: guess_type(p).to_string(),
+                size: data.len() as u64,
+                data,
+            })
         })
         .collect()
 }
@@ -238,14 +357,35 @@ fn workspace_attachments(w: &World, paths: &[String]) -> Result<Vec<Attachment>,
 /// Send a message as the user: a copy in Sent, one in the INBOX of every recipient with a
 /// mailbox in the world. Returns the Sent copy's id and the Message-ID.
 #[allow(clippy::too_many_arguments)]
-fn dispatch(w: &mut World, actor: &Actor, action: &str, to: Vec<Address>, cc: Vec<Address>, bcc: Vec<Address>, subject: String, text: String, in_reply_to: Option<String>, references: Vec<String>, attachments: Vec<Attachment>) -> ToolResult {
+fn dispatch(
+    w: &mut World,
+    actor: &Actor,
+    action: &str,
+    to: Vec<Address>,
+    cc: Vec<Address>,
+    bcc: Vec<Address>,
+    subject: String,
+    text: String,
+    in_reply_to: Option<String>,
+    references: Vec<String>,
+    attachments: Vec<Attachment>,
+) -> ToolResult {
     if to.is_empty() && cc.is_empty() && bcc.is_empty() {
         return Err("no recipients; give at least one address in `to`".into());
     }
-    let domain = w.user.email.rsplit('@').next().unwrap_or("bureau.test").to_string();
+    let domain = w
+        .user
+        .email
+        .rsplit('@')
+        .next()
+        .unwrap_or("bureau.test")
+        .to_string();
     let message_id = format!("{:05}.bureau@{domain}", w.mail.next_id + 1);
     let out = OutgoingMail {
-        from: Address { name: Some(w.user.name.clone()), email: w.user.email.clone() },
+        from: Address {
+            name: Some(w.user.name.clone()),
+            email: w.user.email.clone(),
+        },
         to: to.clone(),
         cc: cc.clone(),
         bcc: bcc.clone(),
@@ -258,11 +398,17 @@ fn dispatch(w: &mut World, actor: &Actor, action: &str, to: Vec<Address>, cc: Ve
         attachments,
     };
     let raw = build_eml(&out).map_err(|e| e.to_string())?;
-    let mut parsed = parse_eml(&raw).map_err(|e| format!("internal: the built message does not parse: {e}"))?;
+    let mut parsed =
+        parse_eml(&raw).map_err(|e| format!("internal: the built message does not parse: {e}"))?;
     let raw_text = String::from_utf8_lossy(&raw).into_owned();
     let user = w.user.email.clone();
     // Recipients' copies carry no Bcc; the sender's copy keeps it.
-    let mut recipients: Vec<String> = to.iter().chain(&cc).chain(&bcc).map(|a| a.email.clone()).collect();
+    let mut recipients: Vec<String> = to
+        .iter()
+        .chain(&cc)
+        .chain(&bcc)
+        .map(|a| a.email.clone())
+        .collect();
     recipients.sort();
     recipients.dedup();
     let delivered_copy = parsed.clone();
@@ -271,7 +417,8 @@ fn dispatch(w: &mut World, actor: &Actor, action: &str, to: Vec<Address>, cc: Ve
     let mut delivered = Vec::new();
     for r in &recipients {
         if w.mail.has_mailbox(r) {
-            w.mail.insert(r, INBOX, delivered_copy.clone(), raw_text.clone(), false);
+            w.mail
+                .insert(r, INBOX, delivered_copy.clone(), raw_text.clone(), false);
             delivered.push(r.clone());
         }
     }
@@ -311,12 +458,28 @@ fn send(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let cc = addresses("cc", &a.cc)?;
     let bcc = addresses("bcc", &a.bcc)?;
     let att = workspace_attachments(w, &a.attachments)?;
-    dispatch(w, actor, "send", to, cc, bcc, a.subject, a.body, None, Vec::new(), att)
+    dispatch(
+        w,
+        actor,
+        "send",
+        to,
+        cc,
+        bcc,
+        a.subject,
+        a.body,
+        None,
+        Vec::new(),
+        att,
+    )
 }
 
 fn prefixed(prefix: &str, subject: &str) -> String {
     let lower = subject.trim_start().to_lowercase();
-    if lower.starts_with(&prefix.to_lowercase()) { subject.to_string() } else { format!("{prefix} {subject}") }
+    if lower.starts_with(&prefix.to_lowercase()) {
+        subject.to_string()
+    } else {
+        format!("{prefix} {subject}")
+    }
 }
 
 #[derive(Deserialize)]
@@ -334,7 +497,11 @@ fn reply(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: ReplyArgs = parse("mail_reply", args)?;
     let orig = own(w, &a.id)?.mail.clone();
     let me = w.user.email.clone();
-    let mut to: Vec<Address> = if !orig.reply_to.is_empty() { orig.reply_to.clone() } else { orig.from.clone().into_iter().collect() };
+    let mut to: Vec<Address> = if !orig.reply_to.is_empty() {
+        orig.reply_to.clone()
+    } else {
+        orig.from.clone().into_iter().collect()
+    };
     // Replying to one's own sent message goes to its recipients.
     if to.iter().all(|x| x.email == me) {
         to = orig.to.clone();
@@ -342,7 +509,10 @@ fn reply(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let mut cc = Vec::new();
     if a.reply_all {
         for x in orig.to.iter().chain(&orig.cc) {
-            if x.email != me && !to.iter().any(|t| t.email == x.email) && !cc.iter().any(|c: &Address| c.email == x.email) {
+            if x.email != me
+                && !to.iter().any(|t| t.email == x.email)
+                && !cc.iter().any(|c: &Address| c.email == x.email)
+            {
                 cc.push(x.clone());
             }
         }
@@ -352,7 +522,19 @@ fn reply(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         refs.push(mid.clone());
     }
     let att = workspace_attachments(w, &a.attachments)?;
-    dispatch(w, actor, "reply", to, cc, Vec::new(), prefixed("Re:", &orig.subject), a.body, orig.message_id.clone(), refs, att)
+    dispatch(
+        w,
+        actor,
+        "reply",
+        to,
+        cc,
+        Vec::new(),
+        prefixed("Re:", &orig.subject),
+        a.body,
+        orig.message_id.clone(),
+        refs,
+        att,
+    )
 }
 
 #[derive(Deserialize)]
@@ -375,12 +557,34 @@ fn forward(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let header = format!(
         "---------- Forwarded message ----------\nFrom: {}\nDate: {}\nSubject: {}\nTo: {}\n\n",
         orig.from.as_ref().map(|x| x.display()).unwrap_or_default(),
-        orig.date.map(|d| d.with_timezone(&tz).to_rfc2822()).unwrap_or_default(),
+        orig.date
+            .map(|d| d.with_timezone(&tz).to_rfc2822())
+            .unwrap_or_default(),
         orig.subject,
-        orig.to.iter().map(|x| x.display()).collect::<Vec<_>>().join(", "),
+        orig.to
+            .iter()
+            .map(|x| x.display())
+            .collect::<Vec<_>>()
+            .join(", "),
     );
-    let body = if a.body.is_empty() { format!("{header}{}", orig.text) } else { format!("{}\n\n{header}{}", a.body, orig.text) };
-    dispatch(w, actor, "forward", to, cc, Vec::new(), prefixed("Fwd:", &orig.subject), body, None, Vec::new(), orig.attachments.clone())
+    let body = if a.body.is_empty() {
+        format!("{header}{}", orig.text)
+    } else {
+        format!("{}\n\n{header}{}", a.body, orig.text)
+    };
+    dispatch(
+        w,
+        actor,
+        "forward",
+        to,
+        cc,
+        Vec::new(),
+        prefixed("Fwd:", &orig.subject),
+        body,
+        None,
+        Vec::new(),
+        orig.attachments.clone(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -399,7 +603,12 @@ fn move_(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     let user = w.user.email.clone();
     // Reuse an existing folder's spelling when only the case differs.
-    let folder = w.mail.folders(&user).into_iter().find(|f| f.eq_ignore_ascii_case(&folder)).unwrap_or(folder);
+    let folder = w
+        .mail
+        .folders(&user)
+        .into_iter()
+        .find(|f| f.eq_ignore_ascii_case(&folder))
+        .unwrap_or(folder);
     if let Some(f) = w.mail.mailboxes.get_mut(&user) {
         f.insert(folder.clone());
     }
@@ -407,7 +616,13 @@ fn move_(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         Some(m) => std::mem::replace(&mut m.folder, folder.clone()),
         None => return Err(format!("no message `{}`", a.id)),
     };
-    w.record(actor.clone(), "mail", "move", false, json!({"id": a.id, "from": from, "to": folder}));
+    w.record(
+        actor.clone(),
+        "mail",
+        "move",
+        false,
+        json!({"id": a.id, "from": from, "to": folder}),
+    );
     Ok(json!({"id": a.id, "folder": folder}))
 }
 
@@ -429,7 +644,13 @@ fn mark_read(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         && m.seen != a.read
     {
         m.seen = a.read;
-        w.record(actor.clone(), "mail", "mark_read", false, json!({"id": a.id, "seen": a.read}));
+        w.record(
+            actor.clone(),
+            "mail",
+            "mark_read",
+            false,
+            json!({"id": a.id, "seen": a.read}),
+        );
     }
     Ok(json!({"id": a.id, "seen": a.read}))
 }
@@ -446,11 +667,31 @@ fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: SaveArgs = parse("mail_save_attachment", args)?;
     let m = own(w, &a.id)?;
     let Some(att) = m.mail.attachments.iter().find(|x| x.filename == a.filename) else {
-        let names: Vec<&str> = m.mail.attachments.iter().map(|x| x.filename.as_str()).collect();
-        return Err(format!("message `{}` has no attachment `{}`; its attachments: {}", a.id, a.filename, if names.is_empty() { "none".to_string() } else { names.join(", ") }));
+        let names: Vec<&str> = m
+            .mail
+            .attachments
+            .iter()
+            .map(|x| x.filename.as_str())
+            .collect();
+        return Err(format!(
+            "message `{}` has no attachment `{}`; its attachments: {}",
+            a.id,
+            a.filename,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
     };
     let data = att.data.clone();
     let created = w.files.write(&a.path, &data)?;
-    w.record(actor.clone(), "files", if created { "create" } else { "write" }, false, json!({"path": a.path, "size": data.len(), "from_mail": a.id}));
+    w.record(
+        actor.clone(),
+        "files",
+        if created { "create" } else { "write" },
+        false,
+        json!({"path": a.path, "size": data.len(), "from_mail": a.id}),
+    );
     Ok(json!({"path": a.path, "size": data.len()}))
 }
