@@ -1,5 +1,7 @@
 //! The `bureau` binary, end to end.
 
+// The task fixtures are shared with bureau-run's tests.
+#[path = "../../run/tests/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
