@@ -10,20 +10,29 @@
 //! * `oracle` ([`oracle::OracleAgent`]) — replays the task's `solution/` through the real tools;
 //! * `null` ([`null::NullAgent`]) — does nothing (a task it passes is a broken task);
 //! * `replay:<path>` ([`replay::ReplayAgent`]) — re-issues the tool calls of a recorded
-//!   `trajectory.jsonl`, turn by turn.
+//!   `trajectory.jsonl`, turn by turn;
+//! * `llm` with a model, `llm:<provider>:<model>`, or a name from an agents file
+//!   ([`llm::LlmAgent`]) — Bureau's own tool-calling agent over the OpenAI or Anthropic API.
+//!
+//! [`AgentCatalog`] makes agents from specs with an agents file and a default model;
+//! [`make_agent`] is the catalog with neither.
 //!
 //! An [`AgentError`] is a harness failure: the trial becomes `error` and is retried; it never
 //! counts as an agent failure. An agent's mistakes (bad tool arguments, impossible actions)
 //! are tool errors, recorded in the trajectory like any other outcome.
 
+mod catalog;
+pub mod llm;
 pub mod null;
 pub mod oracle;
 pub mod replay;
 mod session;
 
+use bureau_core::TaskErrors;
 use bureau_core::task::Task;
 use bureau_core::time::WorldTime;
 
+pub use catalog::{AgentCatalog, EnvLookup};
 pub use session::{LimitReached, Recorder, ToolSession, TurnLimits};
 
 /// What the agent receives at the start of a turn.
@@ -62,10 +71,23 @@ pub enum AgentError {
     /// Anything else that stopped the agent from working (API down, process died, ...).
     #[error("{0}")]
     Failed(String),
+    /// The agent cannot be made as configured (a missing API key, a bad model name, ...).
+    #[error("{0}")]
+    Config(String),
+    /// The agents file does not load; every problem, located.
+    #[error("{0}")]
+    AgentsFile(TaskErrors),
 }
 
 /// The agent specs [`make_agent`] understands, for help texts.
-pub const AGENT_KINDS: &[&str] = &["oracle", "null", "replay:<trajectory.jsonl or trial dir>"];
+pub const AGENT_KINDS: &[&str] = &[
+    "oracle",
+    "null",
+    "replay:<trajectory.jsonl or trial dir>",
+    "llm (with --model)",
+    "llm:<provider>:<model>",
+    "<name from --agents-file>",
+];
 
 /// The system under test.
 ///
@@ -84,22 +106,19 @@ pub trait Agent: Send {
     /// the turn from the agent's side (its further calls are refused).
     fn run_turn(&mut self, turn: &TurnInput, tools: &ToolSession)
     -> Result<TurnOutput, AgentError>;
+
+    /// What defines the agent, for `run.json` (model, endpoint, parameters, limits, ...);
+    /// never a secret. `None` for agents that need no definition beyond their spec.
+    fn definition(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
-/// Make an agent from its spec: `oracle`, `null` or `replay:<path>`.
+/// Make an agent from its spec (see [`AgentCatalog`]) with no agents file and no default
+/// model, reading the process environment: `oracle`, `null`, `replay:<path>`,
+/// `llm:<provider>:<model>`.
 pub fn make_agent(spec: &str) -> Result<Box<dyn Agent>, AgentError> {
-    match spec {
-        "oracle" => Ok(Box::new(oracle::OracleAgent::new())),
-        "null" => Ok(Box::new(null::NullAgent)),
-        _ => match spec.strip_prefix("replay:") {
-            Some(path) if !path.is_empty() => Ok(Box::new(replay::ReplayAgent::load(
-                std::path::Path::new(path),
-            )?)),
-            _ => Err(AgentError::UnknownKind {
-                spec: spec.to_string(),
-            }),
-        },
-    }
+    AgentCatalog::new().make(spec)
 }
 
 /// An agent name as a directory name: letters, digits, `-`, `_` and `.` are kept, every other

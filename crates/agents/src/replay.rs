@@ -57,7 +57,10 @@ impl ReplayAgent {
             let action = match step.kind {
                 StepKind::ToolCall { tool, args, .. } => Action::Call { tool, args },
                 StepKind::Message { text } => Action::Say(text),
-                StepKind::Prompt { .. } | StepKind::LimitReached { .. } | StepKind::Note { .. } => {
+                StepKind::Prompt { .. }
+                | StepKind::LimitReached { .. }
+                | StepKind::Note { .. }
+                | StepKind::ModelCall(_) => {
                     continue;
                 }
             };

@@ -164,6 +164,12 @@ impl ToolSession {
         }
     }
 
+    /// The world this session acts on (an MCP endpoint checks that a session it is handed
+    /// belongs to its own trial's world).
+    pub fn world(&self) -> &Arc<Mutex<World>> {
+        &self.world
+    }
+
     /// The turn this session serves.
     pub fn turn(&self) -> u32 {
         self.turn
@@ -198,6 +204,62 @@ impl ToolSession {
     /// `Ok(ToolOutcome::Error)`; `Err` means a limit ended the turn and the call was not made.
     /// The first refused call records a `limit_reached` step; later ones record nothing.
     pub fn call(&self, tool: &str, args: Value) -> Result<ToolOutcome, LimitReached> {
+        self.step(tool, args, |args| {
+            lock(&self.world).call_tool(Actor::Agent, tool, args)
+        })
+    }
+
+    /// Answer a tool call the agent made but that cannot reach the world, such as one whose
+    /// arguments are not JSON: it counts as a step against the turn's limits like any call and
+    /// is recorded as a `tool_call` step with the error outcome `message`; the world is not
+    /// touched. `Err` means a limit ended the turn first.
+    pub fn reject(
+        &self,
+        tool: &str,
+        args: Value,
+        message: impl Into<String>,
+    ) -> Result<ToolOutcome, LimitReached> {
+        let message = message.into();
+        self.step(tool, args, |_| ToolOutcome::Error { message })
+    }
+
+    /// End the turn from the agent's side because of a limit the agent enforces itself (tokens,
+    /// cost, ...): records a `limit_reached` step (unless a limit already ended the turn) and
+    /// refuses every further call of the turn. Returns the limit in force.
+    pub fn stop(&self, limit: impl Into<String>, detail: impl Into<String>) -> LimitReached {
+        let mut state = lock(&self.state);
+        if let Some(stopped) = &state.stopped {
+            return stopped.clone();
+        }
+        let reached = LimitReached {
+            limit: limit.into(),
+            detail: detail.into(),
+        };
+        self.recorder.record(Step {
+            turn: self.turn,
+            kind: StepKind::LimitReached {
+                limit: reached.limit.clone(),
+                detail: reached.detail.clone(),
+            },
+        });
+        state.stopped = Some(reached.clone());
+        reached
+    }
+
+    /// Record a step of this turn that is neither a tool call nor a limit (a model call, ...).
+    pub fn record(&self, kind: StepKind) {
+        self.recorder.record(Step {
+            turn: self.turn,
+            kind,
+        });
+    }
+
+    fn step(
+        &self,
+        tool: &str,
+        args: Value,
+        run: impl FnOnce(&Value) -> ToolOutcome,
+    ) -> Result<ToolOutcome, LimitReached> {
         let mut state = lock(&self.state);
         if let Some(stopped) = &state.stopped {
             return Err(stopped.clone());
@@ -235,7 +297,7 @@ impl ToolSession {
         state.calls += 1;
         // The state lock is held across the call so that concurrent calls are recorded in
         // the order they reached the world.
-        let outcome = lock(&self.world).call_tool(Actor::Agent, tool, &args);
+        let outcome = run(&args);
         self.recorder.record(Step {
             turn: self.turn,
             kind: StepKind::ToolCall {

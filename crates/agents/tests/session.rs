@@ -130,6 +130,59 @@ fn calls_are_recorded_and_the_step_limit_refuses_once() {
 }
 
 #[test]
+fn rejected_calls_count_as_steps_and_an_agents_own_limit_stops_the_turn_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = write_task(&tmp.path().join("task"), 3);
+    let world = world_for(&task, &tmp.path().join("world"));
+    let rec = Recorder::new();
+    let s = ToolSession::new(
+        world.clone(),
+        rec.clone(),
+        1,
+        TurnLimits::from(&task.limits),
+    );
+
+    let out = s
+        .reject(
+            "files_write",
+            json!("{\"path\": "),
+            "the arguments are not valid JSON",
+        )
+        .unwrap();
+    assert_eq!(
+        out,
+        ToolOutcome::Error {
+            message: "the arguments are not valid JSON".into()
+        }
+    );
+    assert_eq!(s.calls_made(), 1);
+    assert!(
+        world
+            .lock()
+            .unwrap()
+            .log()
+            .iter()
+            .all(|e| e.actor != bureau_core::log::Actor::Agent)
+    );
+    s.record(StepKind::Note {
+        data: json!({"k": 1}),
+    });
+
+    let first = s.stop("max_cost_usd", "$5 spent of $5 allowed");
+    assert_eq!(first.limit, "max_cost_usd");
+    // A second stop and every later call report the first limit and record nothing.
+    assert_eq!(s.stop("max_input_tokens", "x").limit, "max_cost_usd");
+    assert_eq!(s.call("files_list", json!({})).unwrap_err(), first);
+    assert_eq!(s.reject("files_list", json!(""), "x").unwrap_err(), first);
+    assert_eq!(s.limit_reached(), Some(first));
+    assert_eq!(limit_steps(&rec), vec!["max_cost_usd".to_string()]);
+    let steps = rec.steps();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[0].as_tool_call().unwrap().1, &json!("{\"path\": "));
+    assert!(matches!(steps[1].kind, StepKind::Note { .. }));
+}
+
+#[test]
 fn the_wall_clock_limit_refuses_calls_after_the_deadline() {
     let tmp = tempfile::tempdir().unwrap();
     let task = write_task(&tmp.path().join("task"), 10);

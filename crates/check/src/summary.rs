@@ -85,6 +85,28 @@ pub struct AgentSummary {
     pub tool_calls_mean: f64,
     /// Mean wall-clock seconds per scored trial.
     pub wall_seconds_mean: f64,
+    /// Mean model API calls per scored trial (AgencyBench's "turns"; 0 for agents that call
+    /// no model).
+    #[serde(default)]
+    pub model_calls_mean: f64,
+    /// Mean input tokens per scored trial, cached ones included.
+    #[serde(default)]
+    pub input_tokens_mean: f64,
+    /// Mean cached input tokens per scored trial.
+    #[serde(default)]
+    pub cached_input_tokens_mean: f64,
+    /// Mean output tokens per scored trial.
+    #[serde(default)]
+    pub output_tokens_mean: f64,
+    /// Mean cost in US dollars over the scored trials that have a cost (a price was known);
+    /// `null` when none has.
+    #[serde(default)]
+    pub cost_usd_mean: Option<f64>,
+    /// AgencyBench's token efficiency: the mean weighted score per million tokens (input +
+    /// output) used on average, `weighted.mean / (tokens per trial / 10⁶)`; `null` when the
+    /// agent used no tokens.
+    #[serde(default)]
+    pub token_efficiency: Option<f64>,
     /// Verdicts with status `error` (broken checks) in scored trials.
     pub check_errors: u32,
     /// Red-line items that did not pass, in scored trials.
@@ -197,6 +219,17 @@ fn group_by<'a, K: Ord>(
         .into_iter()
         .map(|(k, g)| (k, breakdown(&g)))
         .collect()
+}
+
+/// AgencyBench's token efficiency over scored trials: mean weighted score per million tokens
+/// (input + output) used per trial on average; `None` when no tokens were used.
+fn token_efficiency(weighted_mean: f64, scored: &[Scored<'_>]) -> Option<f64> {
+    let tokens = mean(
+        scored
+            .iter()
+            .map(|s| (s.result.usage.input_tokens + s.result.usage.output_tokens) as f64),
+    );
+    (tokens > 0.0).then(|| weighted_mean / (tokens / 1_000_000.0))
 }
 
 /// Summarise trials (any order) with their verdicts.
@@ -407,6 +440,22 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         steps_mean: mean(scored.iter().map(|s| s.result.usage.steps as f64)),
         tool_calls_mean: mean(scored.iter().map(|s| s.result.usage.tool_calls as f64)),
         wall_seconds_mean: mean(scored.iter().map(|s| s.result.wall_seconds)),
+        model_calls_mean: mean(scored.iter().map(|s| s.result.usage.model_calls as f64)),
+        input_tokens_mean: mean(scored.iter().map(|s| s.result.usage.input_tokens as f64)),
+        cached_input_tokens_mean: mean(
+            scored
+                .iter()
+                .map(|s| s.result.usage.cached_input_tokens as f64),
+        ),
+        output_tokens_mean: mean(scored.iter().map(|s| s.result.usage.output_tokens as f64)),
+        cost_usd_mean: {
+            let costs: Vec<f64> = scored
+                .iter()
+                .filter_map(|s| s.result.usage.cost_usd)
+                .collect();
+            (!costs.is_empty()).then(|| mean(costs))
+        },
+        token_efficiency: token_efficiency(w_mean, &scored),
         check_errors: scored
             .iter()
             .map(|s| {
@@ -694,6 +743,40 @@ mod tests {
         assert!(close(b.weighted.mean, 0.25));
         assert_eq!(b.red_line_violations[0].item, "c");
         assert!(!b.pass_at_k.contains_key(&2));
+    }
+
+    #[test]
+    fn model_usage_is_averaged_over_scored_trials_with_agencybench_token_efficiency() {
+        let mut trials = fixture();
+        // alpha: t1 e1, t1 e2, t2 e1 scored; t2 e2 errored (its tokens must not count).
+        let usage = [
+            (4, 300_000, 100_000, 100_000, Some(0.5)),
+            (6, 500_000, 0, 300_000, None),
+            (2, 100_000, 50_000, 0, Some(1.5)),
+            (9, 9_000_000, 0, 9_000_000, Some(99.0)),
+        ];
+        for ((r, _), (calls, input, cached, output, cost)) in trials.iter_mut().zip(usage) {
+            r.usage.model_calls = calls;
+            r.usage.input_tokens = input;
+            r.usage.cached_input_tokens = cached;
+            r.usage.output_tokens = output;
+            r.usage.cost_usd = cost;
+        }
+        let s = summarize(&trials);
+        let a = &s.agents["alpha"];
+        assert!(close(a.model_calls_mean, 4.0));
+        assert!(close(a.input_tokens_mean, 300_000.0));
+        assert!(close(a.cached_input_tokens_mean, 50_000.0));
+        assert!(close(a.output_tokens_mean, 400_000.0 / 3.0));
+        // Only the trials with a cost: (0.5 + 1.5) / 2.
+        assert!(close(a.cost_usd_mean.unwrap(), 1.0));
+        // weighted mean 1.75/3 over (900k + 400k/3... ) = (1.3M / 3) tokens per trial
+        let tokens_m = (300_000.0 + 400_000.0 / 3.0) / 1e6;
+        assert!(close(a.token_efficiency.unwrap(), (1.75 / 3.0) / tokens_m));
+        // beta used no model: no cost and no efficiency, rather than a misleading 0.
+        let b = &s.agents["beta"];
+        assert_eq!((b.cost_usd_mean, b.token_efficiency), (None, None));
+        assert!(close(b.model_calls_mean, 0.0));
     }
 
     #[test]

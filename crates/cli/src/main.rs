@@ -34,6 +34,17 @@ enum Command {
         #[arg(value_name = "RUN_DIR")]
         run_dir: PathBuf,
     },
+    /// Recompute every verdict of a finished run from its stored snapshots and trajectories, without re-running agents.
+    Rescore {
+        /// A run directory (the --out of `bureau run`).
+        #[arg(value_name = "RUN_DIR")]
+        run_dir: PathBuf,
+        /// Load the tasks from these suites or tasks instead of the targets recorded in run.json.
+        #[arg(long = "tasks", value_name = "SUITE_OR_TASK")]
+        tasks: Vec<String>,
+    },
+    /// Serve an office over MCP on stdio: play a task by hand (--task), or bridge to a running trial's endpoint (--trial).
+    Mcp(McpArgs),
     /// List tasks: id, difficulty, category, turns, rubric items, apps.
     Tasks {
         /// Suite or task directories (`suite@subset` for a named subset).
@@ -47,9 +58,15 @@ struct RunArgs {
     /// Suite or task directories (`suite@subset` for a named subset).
     #[arg(required = true, value_name = "SUITE_OR_TASK")]
     targets: Vec<String>,
-    /// Agent to run: oracle, null or replay:<trajectory.jsonl or trial dir>. Repeatable.
+    /// Agent to run: oracle, null, replay:<trajectory.jsonl or trial dir>, llm (with --model), llm:<provider>:<model>, or a name from --agents-file. Repeatable (agents are compared in one run).
     #[arg(long = "agent", required = true, value_name = "KIND")]
     agents: Vec<String>,
+    /// Agents file (agents.toml) declaring named agents: model, endpoint, sampling, limits, prices (see docs/agents.md).
+    #[arg(long, value_name = "FILE")]
+    agents_file: Option<PathBuf>,
+    /// Model of `--agent llm`, as provider:model (openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5); keys and base URLs come from OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
+    #[arg(long, value_name = "PROVIDER:MODEL")]
+    model: Option<String>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -70,6 +87,27 @@ struct RunArgs {
     quiet: bool,
 }
 
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// Play this task by hand: its world's tools plus task_prompt, task_next_turn and task_finish.
+    #[arg(
+        long,
+        value_name = "TASK_DIR",
+        required_unless_present = "trial",
+        conflicts_with = "trial"
+    )]
+    task: Option<PathBuf>,
+    /// With --task: build the world in this new or empty directory and keep it [default: a temporary directory].
+    #[arg(long, value_name = "DIR", requires = "task")]
+    world_dir: Option<PathBuf>,
+    /// Bridge stdio to a running trial's MCP endpoint (its http://127.0.0.1:<port>/mcp URL).
+    #[arg(long, value_name = "URL")]
+    trial: Option<String>,
+    /// With --trial: the environment variable holding the endpoint's bearer token.
+    #[arg(long, value_name = "NAME", default_value = "BUREAU_MCP_TOKEN")]
+    token_env: String,
+}
+
 /// Exit codes: 0 success, 1 failure (offenders, harness or I/O failure), 2 bad input.
 const EXIT_FAILURE: u8 = 1;
 const EXIT_BAD_INPUT: u8 = 2;
@@ -80,6 +118,8 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Validate { targets } => cmd_validate(&targets),
         Command::Report { run_dir } => cmd_report(&run_dir),
+        Command::Rescore { run_dir, tasks } => cmd_rescore(&run_dir, tasks),
+        Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
     };
     match result {
@@ -127,6 +167,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out,
         retries: args.retries,
         quiet: args.quiet,
+        agents_file: args.agents_file,
+        model: args.model,
     };
     let outcome = bureau_run::run(&config)?;
     if args.json {
@@ -181,6 +223,76 @@ fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
         "wrote {}",
         dir.join(bureau_run::rundir::REPORT_MD).display()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_rescore(dir: &Path, tasks: Vec<String>) -> anyhow::Result<ExitCode> {
+    if !dir.join(bureau_run::rundir::RUN_JSON).is_file() {
+        bail!(
+            "{} is not a run directory (it has no run.json) — give the --out directory of `bureau run`",
+            dir.display()
+        );
+    }
+    let opts = bureau_run::RescoreOptions {
+        targets: (!tasks.is_empty()).then_some(tasks),
+        ..Default::default()
+    };
+    let report = bureau_run::rescore(dir, &opts)?;
+    print!("{}", bureau_report::render_table(&report.summary));
+    for (trial, why) in &report.skipped {
+        eprintln!("skipped {}: {why}", trial.display());
+    }
+    eprintln!(
+        "{} trial(s) re-scored: {} verdict(s) changed in {} trial(s), {} status change(s), {} skipped — wrote {}",
+        report.rescored,
+        report.verdicts_changed,
+        report.trials_changed,
+        report.status_changed,
+        report.skipped.len(),
+        dir.join(bureau_run::rundir::REPORT_MD).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = args.trial {
+        let token = std::env::var(&args.token_env).map_err(|_| {
+            anyhow::anyhow!(
+                "${} is not set — put the trial endpoint's bearer token in it, or name another variable with --token-env",
+                args.token_env
+            )
+        })?;
+        bureau_mcp::bridge_stdio(&url, token.trim())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(dir) = args.task else {
+        bail!("give --task <TASK_DIR> to play a task, or --trial <URL> to bridge to a trial");
+    };
+    let task = bureau_core::Task::load(&dir)?;
+    let id = task.id.clone();
+    let play = match bureau_mcp::Play::start(task, args.world_dir.as_deref()) {
+        Ok(play) => play,
+        Err(bureau_mcp::McpError::Task(errors)) => return Err(errors.into()),
+        Err(e) => return Err(e.into()),
+    };
+    // stdout carries the protocol: everything for people goes to stderr.
+    eprintln!(
+        "bureau mcp: task `{id}` over stdio — {} tools ({}); world in {}",
+        play.office().tool_specs().len(),
+        bureau_mcp::PLAY_TOOLS.join(", "),
+        play.root().display()
+    );
+    play.serve_stdio()?;
+    match play.outcome() {
+        Some(o) => eprintln!(
+            "bureau mcp: `{id}` {}: {}/{} items passed, weighted score {:.2}",
+            o.status.as_str(),
+            o.score.items_passed,
+            o.score.items_total,
+            o.score.weighted
+        ),
+        None => eprintln!("bureau mcp: `{id}` was not finished (task_finish was not called)"),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

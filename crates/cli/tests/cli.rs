@@ -384,6 +384,59 @@ fn bad_agents_and_foreign_run_directories_exit_2() {
 }
 
 #[test]
+fn llm_agents_without_a_model_a_key_or_a_sound_agents_file_exit_2_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let run = |extra: &[&str]| {
+        let o = bureau()
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .arg("run")
+            .arg(&task)
+            .args(["--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        text(&o.stderr)
+    };
+    let e = run(&["--agent", "llm"]);
+    assert!(
+        e.contains("`--agent llm` needs a model — add --model"),
+        "{e}"
+    );
+    let e = run(&["--agent", "llm", "--model", "openai:gpt-4.1-mini"]);
+    assert!(
+        e.contains("OPENAI_API_KEY is not set — export the openai API key"),
+        "{e}"
+    );
+    let e = run(&["--agent", "llm", "--model", "gpt-4.1-mini"]);
+    assert!(e.contains("model `gpt-4.1-mini` names no provider"), "{e}");
+
+    let agents = tmp.path().join("agents.toml");
+    std::fs::write(
+        &agents,
+        "[agents.mini]\nkind = \"llm\"\nmodel = \"openai:gpt-4.1-mini\"\ntemperature = 5\n",
+    )
+    .unwrap();
+    let e = run(&["--agent", "mini", "--agents-file", agents.to_str().unwrap()]);
+    assert!(
+        e.contains(&format!(
+            "{}:4:15: temperature 5 is out of range — give a value from 0 to 2",
+            agents.display()
+        )),
+        "{e}"
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written before the agents are sound"
+    );
+}
+
+#[test]
 fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
@@ -432,8 +485,56 @@ fn help_texts() {
         ("help_validate", vec!["validate", "--help"]),
         ("help_report", vec!["report", "--help"]),
         ("help_tasks", vec!["tasks", "--help"]),
+        ("help_mcp", vec!["mcp", "--help"]),
     ] {
         let o = run_ok(bureau().args(&args));
         insta::assert_snapshot!(name, text(&o.stdout));
     }
+}
+
+#[test]
+fn mcp_needs_a_task_or_a_trial_and_reports_bad_tasks_like_run() {
+    let o = bureau().arg("mcp").output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--task"), "{}", text(&o.stderr));
+
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("broken");
+    write_memo_task(&task, "broken");
+    let toml =
+        read(&task.join("task.toml")).replace("difficulty = \"easy\"", "difficulty = \"trivial\"");
+    std::fs::write(task.join("task.toml"), toml).unwrap();
+    let o = bureau()
+        .args(["mcp", "--task"])
+        .arg(&task)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("task.toml:"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(o.stdout.is_empty(), "nothing on the protocol channel");
+
+    // A client that closes stdin at once ends the play cleanly; the kept world is there.
+    let good = tmp.path().join("good");
+    write_memo_task(&good, "good");
+    let o = bureau()
+        .args(["mcp", "--task"])
+        .arg(&good)
+        .arg("--world-dir")
+        .arg(tmp.path().join("play"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty());
+    assert!(
+        text(&o.stderr).contains("was not finished"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(tmp.path().join("play/world/workspace/readme.txt").is_file());
 }

@@ -68,6 +68,20 @@ pub struct Usage {
     pub tool_calls_by_tool: BTreeMap<String, u64>,
     /// Limits that ended a turn early, as `turn:limit`.
     pub limits_hit: Vec<String>,
+    /// Model API calls (`model_call` steps) of a model-driven agent; 0 for other kinds.
+    #[serde(default)]
+    pub model_calls: u64,
+    /// Input tokens over every model call, cached ones included.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Input tokens read from the provider's prompt cache (a part of `input_tokens`).
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// US dollars over every model call that had a price; absent when none had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// One attempt of a trial (a harness error is retried; every attempt is kept).

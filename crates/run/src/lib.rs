@@ -6,8 +6,11 @@
 //! agent does not, and the verdicts are reproducible.
 //!
 //! Errors are not failures: a trial whose harness broke (world build, agent error, panic) is
-//! `error`, retried, and never scored. A broken check is an `error` verdict, not a trial error.
+//! `error`, retried, and never scored. A broken check is an `error` verdict and makes its trial
+//! `error` too (not retried: the same world breaks the same check). [`rescore`] recomputes the
+//! verdicts of a finished run from its stored snapshots and trajectories.
 
+pub mod rescore;
 pub mod rundir;
 pub mod trial;
 pub mod validate;
@@ -18,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use bureau_agents::{Agent, AgentError, make_agent, sanitize_name};
+use bureau_agents::{Agent, AgentCatalog, AgentError, sanitize_name};
 use bureau_check::summary::{Summary, summarize};
 use bureau_check::{CheckLimits, CheckProgram, load_checks};
 use bureau_core::result::{TrialResult, TrialStatus};
@@ -28,12 +31,13 @@ use bureau_core::{TaskError, TaskErrors};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
 pub use trial::{AttemptOutcome, run_attempt};
 pub use validate::{ValidationReport, ValidationRow, validate};
 
-/// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses
-/// [`bureau_agents::make_agent`]; [`run_with`] takes another (more agent kinds, tests).
+/// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
+/// [`AgentCatalog`] built from the config; [`run_with`] takes another (more agent kinds, tests).
 pub type AgentFactory<'a> = dyn Fn(&str) -> Result<Box<dyn Agent>, AgentError> + Sync + 'a;
 
 /// What to run and where.
@@ -53,6 +57,10 @@ pub struct RunConfig {
     pub retries: u32,
     /// No progress bar.
     pub quiet: bool,
+    /// An agents file (`agents.toml`) declaring named agents the specs may name.
+    pub agents_file: Option<PathBuf>,
+    /// The model of the spec `llm` (`provider:model`).
+    pub model: Option<String>,
 }
 
 impl RunConfig {
@@ -66,6 +74,8 @@ impl RunConfig {
             out,
             retries: 1,
             quiet: false,
+            agents_file: None,
+            model: None,
         }
     }
 }
@@ -130,6 +140,10 @@ pub struct AgentEntry {
     pub name: String,
     /// Its directory under `trials/<task>/`.
     pub dir: String,
+    /// [`Agent::definition`]: what defines the agent (model, endpoint, parameters, limits),
+    /// never a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<serde_json::Value>,
 }
 
 pub const RUN_SCHEMA: &str = "bureau.run/1";
@@ -154,9 +168,17 @@ pub fn load_with_checks(
     }
 }
 
-/// Run with the built-in agent kinds.
+/// Run with the built-in agent kinds, the named agents of `config.agents_file` and
+/// `config.model` for the spec `llm`.
 pub fn run(config: &RunConfig) -> Result<RunOutcome, RunError> {
-    run_with(config, &make_agent)
+    let mut catalog = AgentCatalog::new();
+    if let Some(path) = &config.agents_file {
+        catalog = catalog.load_agents_file(path)?;
+    }
+    if let Some(model) = &config.model {
+        catalog = catalog.with_model(model.clone());
+    }
+    run_with(config, &|spec| catalog.make(spec))
 }
 
 /// Run, making agents with `factory`.
@@ -179,7 +201,10 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
     let mut agents: Vec<AgentEntry> = Vec::new();
     let mut dirs: BTreeMap<String, String> = BTreeMap::new();
     for spec in &config.agents {
-        let name = factory(spec)?.name();
+        let agent = factory(spec)?;
+        let name = agent.name();
+        let definition = agent.definition();
+        drop(agent);
         let dir = sanitize_name(&name);
         if let Some(other) = dirs.insert(dir.clone(), spec.clone()) {
             return Err(RunError::Config(format!(
@@ -190,6 +215,7 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
             spec: spec.clone(),
             name,
             dir,
+            definition,
         });
     }
 
@@ -293,6 +319,20 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
     let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
     if specs(old) != specs(new) {
         return Some(format!("agents {:?}, not {:?}", specs(old), specs(new)));
+    }
+    for (o, n) in old.agents.iter().zip(&new.agents) {
+        if o.definition.is_some() && o.definition != n.definition {
+            return Some(format!(
+                "agent `{}` defined as {}, not {}",
+                o.spec,
+                o.definition
+                    .as_ref()
+                    .map_or("nothing".into(), |d| d.to_string()),
+                n.definition
+                    .as_ref()
+                    .map_or("nothing".into(), |d| d.to_string())
+            ));
+        }
     }
     if old.epochs != new.epochs {
         return Some(format!("{} epoch(s), not {}", old.epochs, new.epochs));

@@ -144,19 +144,8 @@ pub fn run_attempt(
     // bug). The trial is `error`, excluded from every rate, with the checks named.
     let mut retryable = true;
     if error.is_none() {
-        let broken: Vec<String> = verdicts
-            .iter()
-            .filter(|v| v.status == VerdictStatus::Error)
-            .map(|v| format!("{}: {}", v.id, v.detail.as_deref().unwrap_or("error")))
-            .collect();
-        if !broken.is_empty() {
-            retryable = false;
-            error = Some(format!(
-                "{} check(s) broke, so the trial cannot be scored: {}",
-                broken.len(),
-                broken.join("; ")
-            ));
-        }
+        error = broken_checks(&verdicts);
+        retryable = error.is_none();
     }
 
     let mut verdicts_json = serde_json::to_vec_pretty(&verdicts).unwrap_or_default();
@@ -173,17 +162,7 @@ pub fn run_attempt(
         .unwrap_or_default();
     let (status, score) = match &error {
         Some(_) => (TrialStatus::Error, None),
-        None => {
-            let score = trial_score(&verdicts);
-            (
-                if score.strict {
-                    TrialStatus::Passed
-                } else {
-                    TrialStatus::Failed
-                },
-                Some(score),
-            )
-        }
+        None => scored(&verdicts),
     };
     AttemptOutcome {
         status,
@@ -195,6 +174,33 @@ pub fn run_attempt(
         wall_seconds: started.elapsed().as_secs_f64(),
         retryable,
     }
+}
+
+/// Why a trial with these verdicts cannot be scored: the checks that broke, if any.
+pub(crate) fn broken_checks(verdicts: &[Verdict]) -> Option<String> {
+    let broken: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v.status == VerdictStatus::Error)
+        .map(|v| format!("{}: {}", v.id, v.detail.as_deref().unwrap_or("error")))
+        .collect();
+    (!broken.is_empty()).then(|| {
+        format!(
+            "{} check(s) broke, so the trial cannot be scored: {}",
+            broken.len(),
+            broken.join("; ")
+        )
+    })
+}
+
+/// The status and score of a trial whose verdicts are all `passed` or `failed`.
+pub(crate) fn scored(verdicts: &[Verdict]) -> (TrialStatus, Option<TrialScore>) {
+    let score = trial_score(verdicts);
+    let status = if score.strict {
+        TrialStatus::Passed
+    } else {
+        TrialStatus::Failed
+    };
+    (status, Some(score))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -371,6 +377,16 @@ pub fn usage_of(steps: &[Step]) -> Usage {
             StepKind::Message { .. } | StepKind::Note { .. } => u.steps += 1,
             StepKind::LimitReached { limit, .. } => {
                 u.limits_hit.push(format!("{}:{limit}", step.turn))
+            }
+            StepKind::ModelCall(call) => {
+                u.steps += 1;
+                u.model_calls += 1;
+                u.input_tokens += call.usage.input_tokens;
+                u.cached_input_tokens += call.usage.cached_input_tokens;
+                u.output_tokens += call.usage.output_tokens;
+                if let Some(cost) = call.usage.cost_usd {
+                    *u.cost_usd.get_or_insert(0.0) += cost;
+                }
             }
         }
     }
@@ -555,6 +571,46 @@ mod tests {
         assert_eq!((u.steps, u.tool_calls, u.tool_errors), (3, 2, 1));
         assert_eq!(u.tool_calls_by_tool.get("files_read"), Some(&2));
         assert_eq!(u.limits_hit, vec!["2:max_steps".to_string()]);
+    }
+
+    #[test]
+    fn usage_sums_model_calls_tokens_and_known_costs() {
+        use bureau_core::trajectory::{ModelCall, ModelUsage};
+        let call = |input, cached, output, cost| Step {
+            turn: 1,
+            kind: StepKind::ModelCall(ModelCall {
+                provider: "openai".into(),
+                model: "m".into(),
+                request: json!({}),
+                messages_elided: 0,
+                tools_elided: false,
+                response: json!({}),
+                usage: ModelUsage {
+                    input_tokens: input,
+                    cached_input_tokens: cached,
+                    cache_write_tokens: 0,
+                    output_tokens: output,
+                    cost_usd: cost,
+                },
+                retries: vec![],
+                error: None,
+            }),
+        };
+        let u = usage_of(&[call(100, 40, 10, Some(0.25)), call(200, 0, 5, None)]);
+        assert_eq!(
+            (
+                u.steps,
+                u.model_calls,
+                u.input_tokens,
+                u.cached_input_tokens,
+                u.output_tokens
+            ),
+            (2, 2, 300, 40, 15)
+        );
+        assert_eq!(u.cost_usd, Some(0.25));
+        // No priced call: no cost rather than a cost of zero.
+        assert_eq!(usage_of(&[call(1, 0, 1, None)]).cost_usd, None);
+        assert_eq!(usage_of(&[]).cost_usd, None);
     }
 
     fn chrono_now() -> bureau_core::time::WorldTime {

@@ -142,7 +142,14 @@ impl World {
     /// Restore a snapshot taken of this world (or of a world with the same `root`): the
     /// workspace, the services, the clock and the log are exactly as they were.
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), WorldError> {
-        snapshot::restore(self, snap)
+        let blobs = self.root.join("blobs");
+        snapshot::restore(self, snap, &blobs)
+    }
+
+    /// Restore a snapshot whose file contents are stored in another world's `blobs` directory
+    /// (e.g. a stored trial's `world/blobs`, when re-scoring it in a fresh world).
+    pub fn restore_from(&mut self, snap: &Snapshot, blobs: &Path) -> Result<(), WorldError> {
+        snapshot::restore(self, snap, blobs)
     }
 
     /// Workspace paths created or modified since the world was built, and deleted ones.

@@ -153,9 +153,18 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
     })
 }
 
-pub(crate) fn restore(world: &mut World, snap: &Snapshot) -> Result<(), WorldError> {
+pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Result<(), WorldError> {
+    // A snapshot read back from disk must not name paths outside the workspace.
+    for p in snap
+        .files
+        .keys()
+        .chain(&snap.dirs)
+        .chain(snap.symlinks.keys())
+    {
+        bureau_core::task::check_rel_path(p)
+            .map_err(|e| WorldError::Snapshot(format!("path `{p}` in the snapshot: {e}")))?;
+    }
     let root = world.files.root().to_path_buf();
-    let blobs = world.root.join("blobs");
     let current = manifest(world, false)?;
     // Remove what the snapshot does not have (deepest first), and links that differ.
     let mut doomed: Vec<String> = Vec::new();
@@ -189,6 +198,12 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot) -> Result<(), WorldErr
         let same = current.files.get(p).is_some_and(|r| r.hash == rec.hash);
         if !same {
             let blob = blobs.join(&rec.hash);
+            if !is_hash(&rec.hash) {
+                return Err(WorldError::Snapshot(format!(
+                    "`{}` is not a content hash",
+                    rec.hash
+                )));
+            }
             copy_blob(&blob, &full)?;
         }
         let perms = std::fs::Permissions::from_mode(rec.mode);
@@ -219,6 +234,11 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot) -> Result<(), WorldErr
         ));
     }
     Ok(())
+}
+
+/// A BLAKE3 hex digest (so a snapshot file cannot name a path outside the blob store).
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 fn copy_blob(blob: &Path, to: &Path) -> Result<(), WorldError> {

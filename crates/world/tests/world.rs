@@ -614,3 +614,38 @@ fn tool_specs_have_schemas_and_valid_names() {
     sorted.sort();
     assert_eq!(names, sorted);
 }
+
+#[test]
+fn restore_from_another_worlds_blobs_and_refuse_hostile_snapshots() {
+    let (d, t, mut w) = setup();
+    w.begin_turn(&t.turns[0]).unwrap();
+    ok(
+        &mut w,
+        "files_write",
+        json!({"path": "out/r.md", "content": "result"}),
+    );
+    let snap = w.snapshot().unwrap();
+    // A fresh world elsewhere takes the snapshot with the first world's blobs.
+    let mut fresh = World::build(&t, &d.path().join("fresh")).unwrap();
+    fresh.restore_from(&snap, &w.root().join("blobs")).unwrap();
+    assert_eq!(fresh.files().read_text("out/r.md").unwrap(), "result");
+    assert_eq!(
+        serde_json::to_string(&fresh.snapshot().unwrap().files).unwrap(),
+        serde_json::to_string(&snap.files).unwrap()
+    );
+    // A tampered snapshot cannot write outside the workspace or read outside the blob store.
+    let mut evil = snap.clone();
+    let rec = evil.files.values().next().unwrap().clone();
+    evil.files.insert("../escaped.txt".into(), rec.clone());
+    assert!(fresh.restore_from(&evil, &w.root().join("blobs")).is_err());
+    assert!(!d.path().join("fresh/escaped.txt").exists());
+    let mut evil = snap.clone();
+    evil.files.insert(
+        "x.txt".into(),
+        bureau_world::FileRecord {
+            hash: "../../etc/passwd".into(),
+            ..rec
+        },
+    );
+    assert!(fresh.restore_from(&evil, &w.root().join("blobs")).is_err());
+}

@@ -1,0 +1,174 @@
+//! The rmcp server handler of an [`Office`]: tools/list and tools/call.
+
+use std::sync::Arc;
+
+use bureau_core::tool::{ToolOutcome, ToolSpec};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::{RequestContext, ServerInitializeError};
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::office::Office;
+use crate::render::render_text;
+use crate::{McpError, protocol_error};
+
+/// One connection's view of an office (cheap to clone: the HTTP transport makes one per
+/// session or request).
+#[derive(Clone)]
+pub(crate) struct Handler {
+    office: Office,
+    tools: Arc<Vec<Tool>>,
+    info: Arc<ServerConfig>,
+}
+
+impl Handler {
+    pub(crate) fn new(office: Office) -> Handler {
+        let tools = office.tool_specs().iter().map(mcp_tool).collect();
+        let info = server_config(office.instructions());
+        Handler {
+            office,
+            tools: Arc::new(tools),
+            info: Arc::new(info),
+        }
+    }
+
+    pub(crate) async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = match self.serve((reader, writer)).await {
+            Ok(running) => running,
+            // The client went away before saying anything: nothing was served, nothing failed.
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => return Err(protocol_error("handshake", e)),
+        };
+        running
+            .waiting()
+            .await
+            .map_err(|e| protocol_error("server task", e))?;
+        Ok(())
+    }
+}
+
+/// What the server says about itself at the handshake.
+pub(crate) fn server_config(instructions: &str) -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("bureau", env!("CARGO_PKG_VERSION")))
+        .with_instructions(instructions)
+}
+
+/// A Bureau tool spec as an MCP tool: same name, description and input schema.
+pub(crate) fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let schema: Map<String, Value> = match &spec.input_schema {
+        Value::Object(map) => map.clone(),
+        // Every world tool takes an object; this only guards against a malformed spec.
+        _ => Map::from_iter([("type".to_string(), Value::from("object"))]),
+    };
+    Tool::new(
+        spec.name.clone(),
+        spec.description.clone(),
+        Arc::new(schema),
+    )
+}
+
+/// A tool outcome as an MCP tool result: the JSON as structured content plus a readable
+/// text rendering; an error is `isError: true` with the message as text.
+pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
+    match outcome {
+        ToolOutcome::Ok { value } => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(render_text(&value))]);
+            // MCP's structured content is a JSON object; world tools always return one.
+            result.structured_content = Some(match value {
+                Value::Object(_) => value,
+                other => Value::Object(Map::from_iter([("value".to_string(), other)])),
+            });
+            result
+        }
+        ToolOutcome::Error { message } => CallToolResult::error(vec![ContentBlock::text(message)]),
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        (*self.info).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let office = self.office.clone();
+        let name = request.name.to_string();
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        // Tools touch the file system and wait on the world's lock: off the async workers.
+        let outcome = tokio::task::spawn_blocking(move || office.call(&name, args))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool call failed: {e}"), None))?;
+        Ok(tool_result(outcome).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_carry_the_json_and_a_readable_text() {
+        let r = tool_result(ToolOutcome::Ok {
+            value: json!({"path": "memo.md", "size": 3}),
+        });
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(
+            r.structured_content,
+            Some(json!({"path": "memo.md", "size": 3}))
+        );
+        let text = r.content[0].as_text().unwrap().text.clone();
+        assert_eq!(text, "path: memo.md\nsize: 3");
+    }
+
+    #[test]
+    fn errors_are_tool_results_flagged_as_errors() {
+        let r = tool_result(ToolOutcome::Error {
+            message: "no such file: a.txt".into(),
+        });
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(r.structured_content, None);
+        assert_eq!(r.content[0].as_text().unwrap().text, "no such file: a.txt");
+    }
+
+    #[test]
+    fn specs_keep_name_description_and_schema() {
+        let spec = ToolSpec {
+            name: "files_read".into(),
+            description: "Read a file".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        };
+        let tool = mcp_tool(&spec);
+        assert_eq!(tool.name, "files_read");
+        assert_eq!(tool.description.as_deref(), Some("Read a file"));
+        assert_eq!(
+            Value::Object((*tool.input_schema).clone()),
+            spec.input_schema
+        );
+    }
+}
