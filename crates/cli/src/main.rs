@@ -276,11 +276,14 @@ fn cmd_mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     // stdout carries the protocol: everything for people goes to stderr.
+    let kept = match &args.world_dir {
+        Some(_) => format!("world in {}", play.root().display()),
+        None => "world in a temporary directory (--world-dir keeps it)".to_string(),
+    };
     eprintln!(
-        "bureau mcp: task `{id}` over stdio — {} tools ({}); world in {}",
+        "bureau mcp: task `{id}` over stdio — {} tools ({}); {kept}",
         play.office().tool_specs().len(),
         bureau_mcp::PLAY_TOOLS.join(", "),
-        play.root().display()
     );
     play.serve_stdio()?;
     match play.outcome() {

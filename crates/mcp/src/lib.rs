@@ -1,9 +1,10 @@
 //! The office over MCP: Bureau's world tools served to MCP clients.
 //!
 //! Every world tool ([`bureau_world::World::tool_specs`]) is an MCP tool with the same name,
-//! description and JSON schema. A call goes through the *current* [`ToolSession`] of the
-//! trial, so it is recorded in the trajectory, counted against the turn's limits and logged in
-//! the world with actor `agent` — exactly as a call from a built-in agent. Results carry the
+//! description and JSON schema. A call goes through the *current*
+//! [`ToolSession`](bureau_agents::ToolSession) of the trial, so it is recorded in the
+//! trajectory, counted against the turn's limits and logged in the world with actor `agent` —
+//! exactly as a call from a built-in agent. Results carry the
 //! tool's JSON as structured content plus a readable text rendering ([`render_text`]); a tool
 //! error, a limit reached or a call between turns is a tool result with `isError: true` and
 //! the message, never a protocol error.
