@@ -274,6 +274,26 @@ fn files_functions(builder: &mut GlobalsBuilder) {
     }
 }
 
+/// Messages of `user`'s mailbox (default: the task's user), in arrival order, in `folder`
+/// (case-insensitive) or in every folder.
+fn mailbox<'v>(
+    user: Option<&str>,
+    folder: Option<&str>,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
+    let c = ctx(eval)?;
+    let user = user.unwrap_or(&c.task.user.email).to_lowercase();
+    let cache = c.mail();
+    eval.heap().add_reference(&cache.heap);
+    let found: Vec<FrozenValue> = cache
+        .items
+        .iter()
+        .filter(|m| m.owner == user && folder.is_none_or(|f| m.folder.eq_ignore_ascii_case(f)))
+        .map(|m| m.value)
+        .collect();
+    Ok(eval.heap().alloc(AllocList(found)))
+}
+
 #[starlark_module]
 fn mail_functions(builder: &mut GlobalsBuilder) {
     /// Messages of a mailbox (default: the task's user), in arrival order; `folder=None` means
@@ -283,21 +303,7 @@ fn mail_functions(builder: &mut GlobalsBuilder) {
         #[starlark(default = NoneOr::None)] folder: NoneOr<&str>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let c = ctx(eval)?;
-        let user = user
-            .into_option()
-            .unwrap_or(&c.task.user.email)
-            .to_lowercase();
-        let folder = folder.into_option();
-        let cache = c.mail();
-        eval.heap().add_reference(&cache.heap);
-        let found: Vec<FrozenValue> = cache
-            .items
-            .iter()
-            .filter(|m| m.owner == user && folder.is_none_or(|f| m.folder.eq_ignore_ascii_case(f)))
-            .map(|m| m.value)
-            .collect();
-        Ok(eval.heap().alloc(AllocList(found)))
+        mailbox(user.into_option(), folder.into_option(), eval)
     }
 
     /// Messages a user (default: the task's user) sent: their `Sent` folder.
@@ -305,20 +311,7 @@ fn mail_functions(builder: &mut GlobalsBuilder) {
         #[starlark(default = NoneOr::None)] user: NoneOr<&str>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let c = ctx(eval)?;
-        let user = user
-            .into_option()
-            .unwrap_or(&c.task.user.email)
-            .to_lowercase();
-        let cache = c.mail();
-        eval.heap().add_reference(&cache.heap);
-        let found: Vec<FrozenValue> = cache
-            .items
-            .iter()
-            .filter(|m| m.owner == user && m.folder.eq_ignore_ascii_case(bureau_world::mail::SENT))
-            .map(|m| m.value)
-            .collect();
-        Ok(eval.heap().alloc(AllocList(found)))
+        mailbox(user.into_option(), Some(bureau_world::mail::SENT), eval)
     }
 
     /// Mailbox owners, sorted.
