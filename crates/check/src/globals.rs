@@ -54,6 +54,8 @@ pub(crate) fn helpers() -> &'static Globals {
             LibraryExtension::SetType,
         ])
         .with(helper_functions)
+        .with(crate::documents::document_functions)
+        .with(crate::sheets_view::sheet_functions)
         .build()
     });
     &HELPERS

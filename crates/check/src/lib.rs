@@ -10,11 +10,13 @@
 //!
 //! A broken check is never a failed item: it is a verdict with status `Error` and a message.
 
+mod documents;
 pub mod eval;
 mod globals;
 pub mod metrics;
 pub mod predicate;
 pub mod program;
+mod sheets_view;
 pub mod summary;
 mod view;
 

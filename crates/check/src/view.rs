@@ -107,6 +107,27 @@ impl B<'_> {
     fn json(&self, v: &serde_json::Value) -> FrozenValue {
         self.0.alloc(v.clone())
     }
+    /// A service view: JSON objects become structs (`x.field`), except `{"$dict": {...}}`,
+    /// which becomes a dict (for maps keyed by data: cells, properties); arrays become lists.
+    fn record(&self, v: &serde_json::Value) -> FrozenValue {
+        use serde_json::Value as J;
+        match v {
+            J::Object(m) => {
+                if m.len() == 1
+                    && let Some(J::Object(d)) = m.get("$dict")
+                {
+                    let items: Vec<(String, FrozenValue)> =
+                        d.iter().map(|(k, x)| (k.clone(), self.record(x))).collect();
+                    return self.0.alloc(starlark::values::dict::AllocDict(items));
+                }
+                let fields: Vec<(String, FrozenValue)> =
+                    m.iter().map(|(k, x)| (k.clone(), self.record(x))).collect();
+                self.0.alloc(AllocStruct(fields))
+            }
+            J::Array(a) => self.list(a.iter().map(|x| self.record(x)).collect()),
+            other => self.0.alloc(other.clone()),
+        }
+    }
 }
 
 fn build_mail(world: &World, tz: Tz) -> MailCache {
@@ -278,9 +299,26 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         ("calendar", api.calendar),
         ("log", b.list(log)),
         ("trajectory", b.list(steps)),
+        ("people", b.record(&people_view(world))),
+        ("chat", b.record(&world.chat().check_view(ctx.tz))),
+        ("kb", b.record(&world.kb().check_view(ctx.tz))),
+        ("sheets", b.record(&world.sheets().check_view(ctx.tz))),
+        ("tracker", b.record(&world.tracker().check_view(ctx.tz))),
+        ("code", b.record(&world.code().check_view(ctx.tz))),
     ]);
     View {
         heap: heap.into_ref(),
         w,
     }
+}
+
+/// `w.people`: the roster, as a list of person records sorted by email.
+fn people_view(world: &World) -> serde_json::Value {
+    serde_json::Value::Array(
+        world
+            .people()
+            .iter()
+            .map(|p| serde_json::to_value(p).unwrap_or_default())
+            .collect(),
+    )
 }

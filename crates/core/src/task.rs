@@ -29,7 +29,9 @@ use crate::tool::ToolCall;
 use crate::verdict::{RubricKind, TurnRef};
 
 /// The services a task may declare in `apps`.
-pub const KNOWN_APPS: &[&str] = &["files", "mail", "calendar"];
+pub const KNOWN_APPS: &[&str] = &[
+    "files", "mail", "calendar", "chat", "kb", "sheets", "tracker", "code",
+];
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
@@ -155,6 +157,14 @@ pub enum EventKind {
         user: String,
         uid: String,
     },
+    /// Someone in the office acts through a world tool, as if they were the agent: a colleague
+    /// posts in chat, edits a sheet, moves a tracker issue, comments on a merge request. `actor`
+    /// is a person of `world/people.toml` (email or chat handle); `tool` a world tool name.
+    Act {
+        actor: String,
+        tool: String,
+        args: serde_json::Value,
+    },
 }
 
 impl EventKind {
@@ -170,6 +180,7 @@ impl EventKind {
             }
             EventKind::UpdateCalendarEvent { .. } => "update_calendar_event",
             EventKind::CancelCalendarEvent { .. } => "cancel_calendar_event",
+            EventKind::Act { .. } => "act",
         }
     }
 }
@@ -241,6 +252,170 @@ pub struct CalendarEventFilter {
     pub max: Option<u32>,
 }
 
+/// Chat messages posted in a channel or a direct conversation (default author: the task's
+/// user). All given filters must hold; the item passes when the count is within `[min, max]`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatPostedFilter {
+    /// Channel name, without `#`.
+    pub channel: Option<String>,
+    /// A direct conversation with this person (email or handle).
+    pub dm_with: Option<String>,
+    /// Author (email or handle); default the task's user.
+    pub by: Option<String>,
+    /// Each person (email or handle) must be mentioned.
+    #[serde(default)]
+    pub mentions: Vec<String>,
+    /// Keywords that must all appear (case-insensitive, numbers normalised).
+    #[serde(default)]
+    pub contains: Vec<String>,
+    /// Keywords none of which may appear.
+    #[serde(default)]
+    pub excludes: Vec<String>,
+    /// Only replies in a thread (`true`) or only top-level messages (`false`).
+    pub in_thread: Option<bool>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// The user asked a colleague about something: a chat message to them (DM, or a mention) or a
+/// mail to them, containing every keyword of `about`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColleagueAskedFilter {
+    /// The colleague (email or handle).
+    pub who: String,
+    #[serde(default)]
+    pub about: Vec<String>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// Knowledge-base pages matching every filter; passes when the count is within `[min, max]`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KbPageFilter {
+    /// Exact title (case-insensitive).
+    pub title: Option<String>,
+    #[serde(default)]
+    pub title_contains: Vec<String>,
+    /// Title of the parent page.
+    pub parent: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    #[serde(default)]
+    pub excludes: Vec<String>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// Rows of a knowledge-base database whose properties equal the given values (strings
+/// case-insensitive, numbers within `tolerance`, lists as sets).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KbRowFilter {
+    pub database: String,
+    #[serde(default, rename = "where")]
+    pub where_: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub tolerance: f64,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// One cell of a spreadsheet (of the sheets service, or an .xlsx/.csv file of the workspace)
+/// equals a typed value: numbers within `tolerance`, strings case-insensitive after trimming.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SheetCellFilter {
+    /// A spreadsheet of the sheets service, by name.
+    pub spreadsheet: Option<String>,
+    /// Or a workspace file (.xlsx, .xlsm, .csv).
+    pub file: Option<String>,
+    /// Sheet (tab) name; default the first sheet.
+    pub sheet: Option<String>,
+    /// A1 reference.
+    pub cell: String,
+    pub equals: serde_json::Value,
+    #[serde(default)]
+    pub tolerance: f64,
+    /// The cell must hold a formula (its text contains this, case-insensitive; "" = any formula).
+    pub formula_contains: Option<String>,
+}
+
+/// Tracker issues matching every filter; passes when the count is within `[min, max]`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackerIssueFilter {
+    /// Project key or name.
+    pub project: Option<String>,
+    /// Issue key (e.g. `OPS-12`).
+    pub key: Option<String>,
+    #[serde(default)]
+    pub title_contains: Vec<String>,
+    pub state: Option<String>,
+    pub priority: Option<String>,
+    /// Assignee email or handle; `""` means unassigned.
+    pub assignee: Option<String>,
+    /// Cycle (sprint) name; `""` means in no cycle.
+    pub cycle: Option<String>,
+    pub module: Option<String>,
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// A comment containing all these keywords.
+    #[serde(default)]
+    pub comment_contains: Vec<String>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// Merge requests of a hosted repository matching every filter.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeRequestFilter {
+    pub repo: String,
+    pub source: Option<String>,
+    pub target: Option<String>,
+    /// `open`, `merged` or `closed`.
+    pub state: Option<String>,
+    #[serde(default)]
+    pub title_contains: Vec<String>,
+    /// A review comment containing all these keywords.
+    #[serde(default)]
+    pub comment_contains: Vec<String>,
+    /// Author (email or handle).
+    pub author: Option<String>,
+    #[serde(default = "one")]
+    pub min: u32,
+    #[serde(default)]
+    pub max: Option<u32>,
+}
+
+/// A file of a hosted repository, at the tip of a branch, contains every keyword of `all` and
+/// none of `none`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoFileFilter {
+    pub repo: String,
+    /// Default: the repository's default branch.
+    pub branch: Option<String>,
+    pub path: String,
+    #[serde(default)]
+    pub all: Vec<String>,
+    #[serde(default)]
+    pub none: Vec<String>,
+}
+
 /// The built-in predicates a rubric item can use instead of a Starlark check.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Predicate {
@@ -265,7 +440,33 @@ pub enum Predicate {
         from: Option<WorldTime>,
         to: Option<WorldTime>,
     },
+    ChatPosted(ChatPostedFilter),
+    ColleagueAsked(ColleagueAskedFilter),
+    KbPage(KbPageFilter),
+    KbRow(KbRowFilter),
+    SheetCell(SheetCellFilter),
+    TrackerIssue(TrackerIssueFilter),
+    MergeRequest(MergeRequestFilter),
+    RepoFileContains(RepoFileFilter),
 }
+
+/// Every built-in predicate's key in `[[rubric]]`.
+pub const PREDICATES: &[&str] = &[
+    "file_exists",
+    "file_absent",
+    "file_contains",
+    "mail_sent",
+    "calendar_event",
+    "calendar_no_overlap",
+    "chat_posted",
+    "colleague_asked",
+    "kb_page",
+    "kb_row",
+    "sheet_cell",
+    "tracker_issue",
+    "merge_request",
+    "repo_file_contains",
+];
 
 impl Predicate {
     pub fn name(&self) -> &'static str {
@@ -276,6 +477,14 @@ impl Predicate {
             Predicate::MailSent(_) => "mail_sent",
             Predicate::CalendarEvent(_) => "calendar_event",
             Predicate::CalendarNoOverlap { .. } => "calendar_no_overlap",
+            Predicate::ChatPosted(_) => "chat_posted",
+            Predicate::ColleagueAsked(_) => "colleague_asked",
+            Predicate::KbPage(_) => "kb_page",
+            Predicate::KbRow(_) => "kb_row",
+            Predicate::SheetCell(_) => "sheet_cell",
+            Predicate::TrackerIssue(_) => "tracker_issue",
+            Predicate::MergeRequest(_) => "merge_request",
+            Predicate::RepoFileContains(_) => "repo_file_contains",
         }
     }
 }
@@ -408,6 +617,10 @@ struct RawEvent {
     end: Option<Spanned<toml::Value>>,
     organizer: Option<String>,
     attendees: Option<Vec<String>>,
+    #[serde(rename = "as")]
+    actor: Option<Spanned<String>>,
+    tool: Option<Spanned<String>>,
+    args: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -430,6 +643,14 @@ struct RawRubric {
     mail_sent: Option<Spanned<MailSentFilter>>,
     calendar_event: Option<Spanned<RawCalendarEvent>>,
     calendar_no_overlap: Option<Spanned<RawNoOverlap>>,
+    chat_posted: Option<Spanned<ChatPostedFilter>>,
+    colleague_asked: Option<Spanned<ColleagueAskedFilter>>,
+    kb_page: Option<Spanned<KbPageFilter>>,
+    kb_row: Option<Spanned<KbRowFilter>>,
+    sheet_cell: Option<Spanned<SheetCellFilter>>,
+    tracker_issue: Option<Spanned<TrackerIssueFilter>>,
+    merge_request: Option<Spanned<MergeRequestFilter>>,
+    repo_file_contains: Option<Spanned<RepoFileFilter>>,
 }
 
 fn final_turn() -> Spanned<TurnRef> {
@@ -757,6 +978,160 @@ impl Loader {
         }
     }
 
+    /// The predicates of the services beyond files, mail and calendar: checked for
+    /// consistency (min ≤ max, one target) and pushed as evaluators. Returns false on a problem.
+    fn service_predicates(
+        &mut self,
+        item: &RawRubric,
+        evaluators: &mut Vec<(std::ops::Range<usize>, Evaluator)>,
+    ) -> bool {
+        let mut ok = true;
+        let range = |this: &mut Self,
+                     name: &str,
+                     span: std::ops::Range<usize>,
+                     min: u32,
+                     max: Option<u32>| {
+            if let Some(max) = max
+                && max < min
+            {
+                this.err(
+                    span,
+                    format!("{name} max {max} is below min {min}"),
+                    "make max ≥ min",
+                );
+                return false;
+            }
+            true
+        };
+        if let Some(f) = &item.chat_posted {
+            let v = f.get_ref();
+            ok &= range(self, "chat_posted", f.span(), v.min, v.max);
+            if v.channel.is_some() && v.dm_with.is_some() {
+                self.err(
+                    f.span(),
+                    "chat_posted has both `channel` and `dm_with`",
+                    "keep one: a message is in a channel or in a direct conversation",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::ChatPosted(v.clone())),
+            ));
+        }
+        if let Some(f) = &item.colleague_asked {
+            let v = f.get_ref();
+            ok &= range(self, "colleague_asked", f.span(), v.min, v.max);
+            if v.who.trim().is_empty() {
+                self.err(
+                    f.span(),
+                    "colleague_asked has an empty `who`",
+                    "name the colleague by email or chat handle",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::ColleagueAsked(v.clone())),
+            ));
+        }
+        if let Some(f) = &item.kb_page {
+            let v = f.get_ref();
+            ok &= range(self, "kb_page", f.span(), v.min, v.max);
+            evaluators.push((f.span(), Evaluator::Predicate(Predicate::KbPage(v.clone()))));
+        }
+        if let Some(f) = &item.kb_row {
+            let v = f.get_ref();
+            ok &= range(self, "kb_row", f.span(), v.min, v.max);
+            evaluators.push((f.span(), Evaluator::Predicate(Predicate::KbRow(v.clone()))));
+        }
+        if let Some(f) = &item.sheet_cell {
+            let v = f.get_ref();
+            match (&v.spreadsheet, &v.file) {
+                (Some(_), Some(_)) | (None, None) => {
+                    self.err(
+                        f.span(),
+                        "sheet_cell needs exactly one of `spreadsheet` and `file`",
+                        "name a spreadsheet of the sheets service or a workspace .xlsx/.csv file",
+                    );
+                    ok = false;
+                }
+                (None, Some(path)) => {
+                    let sp = Spanned::new(f.span(), path.clone());
+                    ok &= self.workspace_path(&sp).is_some();
+                }
+                _ => {}
+            }
+            if !is_a1(&v.cell) {
+                self.err(
+                    f.span(),
+                    format!("`{}` is not an A1 cell reference", v.cell),
+                    "write a column letter and a row number, like B7",
+                );
+                ok = false;
+            }
+            if !matches!(
+                v.equals,
+                serde_json::Value::String(_)
+                    | serde_json::Value::Number(_)
+                    | serde_json::Value::Bool(_)
+            ) {
+                self.err(
+                    f.span(),
+                    "sheet_cell `equals` must be a string, a number or a boolean",
+                    "write equals = 1250.5 or equals = \"Approved\"",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::SheetCell(v.clone())),
+            ));
+        }
+        if let Some(f) = &item.tracker_issue {
+            let v = f.get_ref();
+            ok &= range(self, "tracker_issue", f.span(), v.min, v.max);
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::TrackerIssue(v.clone())),
+            ));
+        }
+        if let Some(f) = &item.merge_request {
+            let v = f.get_ref();
+            ok &= range(self, "merge_request", f.span(), v.min, v.max);
+            if let Some(st) = &v.state
+                && !["open", "merged", "closed"].contains(&st.as_str())
+            {
+                self.err(
+                    f.span(),
+                    format!("unknown merge request state `{st}`"),
+                    "use open, merged or closed",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::MergeRequest(v.clone())),
+            ));
+        }
+        if let Some(f) = &item.repo_file_contains {
+            let v = f.get_ref();
+            if v.all.is_empty() && v.none.is_empty() {
+                self.err(
+                    f.span(),
+                    "repo_file_contains has no keywords",
+                    "give `all = [...]` and/or `none = [...]`",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::RepoFileContains(v.clone())),
+            ));
+        }
+        ok
+    }
+
     fn opt_time(&mut self, v: &Option<Spanned<toml::Value>>, tz: Tz) -> Option<Option<WorldTime>> {
         match v {
             None => Some(None),
@@ -799,11 +1174,12 @@ impl Loader {
                 "attendees",
             ],
             "cancel_calendar_event" => &["user", "uid"],
+            "act" => &["as", "tool", "args"],
             other => {
                 self.err(
                     ev.kind.span(),
                     format!("unknown event kind `{other}`"),
-                    "use one of add_file, replace_file, delete_file, deliver_mail, add_calendar_event, update_calendar_event, cancel_calendar_event",
+                    "use one of add_file, replace_file, delete_file, deliver_mail, add_calendar_event, update_calendar_event, cancel_calendar_event, act",
                 );
                 return None;
             }
@@ -822,6 +1198,9 @@ impl Loader {
             ("end", ev.end.is_some()),
             ("organizer", ev.organizer.is_some()),
             ("attendees", ev.attendees.is_some()),
+            ("as", ev.actor.is_some()),
+            ("tool", ev.tool.is_some()),
+            ("args", ev.args.is_some()),
         ];
         let mut ok = true;
         for (field, is_set) in present {
@@ -996,6 +1375,56 @@ impl Loader {
                         .unwrap_or_else(|| user.email.clone())
                         .to_lowercase(),
                     uid: ev.uid.clone()?,
+                }
+            }
+            "act" => {
+                let has =
+                    need(self, "as", ev.actor.is_some()) & need(self, "tool", ev.tool.is_some());
+                if !has {
+                    return None;
+                }
+                let actor = ev.actor.as_ref()?;
+                let tool = ev.tool.as_ref()?;
+                let mut ok = true;
+                if actor.get_ref().trim().is_empty() {
+                    self.err(
+                        actor.span(),
+                        "`as` is empty",
+                        "name a person of world/people.toml by email or chat handle",
+                    );
+                    ok = false;
+                }
+                let name = tool.get_ref();
+                let service = name.split('_').next().unwrap_or("");
+                if !name.contains('_')
+                    || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                    || !KNOWN_APPS.contains(&service)
+                {
+                    self.err(tool.span(), format!("`{name}` is not a world tool name"), "use a tool of docs/tools.md or docs/services/, named service_action (e.g. chat_post)");
+                    ok = false;
+                }
+                let args = match &ev.args {
+                    None => serde_json::Value::Object(Default::default()),
+                    Some(a) => match serde_json::to_value(a.get_ref()) {
+                        Ok(v @ serde_json::Value::Object(_)) => v,
+                        _ => {
+                            self.err(
+                                a.span(),
+                                "`args` must be a table",
+                                "write args = { key = value, ... } with the tool's arguments",
+                            );
+                            ok = false;
+                            serde_json::Value::Null
+                        }
+                    },
+                };
+                if !ok {
+                    return None;
+                }
+                EventKind::Act {
+                    actor: actor.get_ref().trim().to_lowercase(),
+                    tool: name.clone(),
+                    args,
                 }
             }
             _ => return None,
@@ -1210,10 +1639,15 @@ impl Loader {
                 }),
             ));
         }
+        ok &= self.service_predicates(&item, &mut evaluators);
         let (ev_span, evaluator) = match evaluators.len() {
             1 => evaluators.pop()?,
             0 => {
-                self.err(span, format!("rubric item `{id}` has no evaluator"), "give exactly one of: check, file_exists, file_absent, file_contains, mail_sent, calendar_event, calendar_no_overlap");
+                self.err(
+                    span,
+                    format!("rubric item `{id}` has no evaluator"),
+                    format!("give exactly one of: check, {}", PREDICATES.join(", ")),
+                );
                 return None;
             }
             _ => {
@@ -1354,4 +1788,14 @@ fn toml_hint(msg: &str) -> String {
     } else {
         "fix the TOML syntax here".into()
     }
+}
+
+/// `B7`, `AA10`: one to three column letters, then a row number from 1.
+pub fn is_a1(s: &str) -> bool {
+    let letters = s.chars().take_while(|c| c.is_ascii_alphabetic()).count();
+    let digits = &s[letters..];
+    (1..=3).contains(&letters)
+        && !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && !digits.starts_with('0')
 }

@@ -68,6 +68,16 @@ pub enum FormatError {
         line: usize,
     },
 
+    /// An office document (.docx, .xlsx, .pptx, .pdf, .csv, ...) cannot be read or written:
+    /// corrupt, truncated, encrypted, too large, or not what its name says.
+    #[error("{file}: {reason}")]
+    InvalidDocument {
+        /// The file's name or path as the caller knows it.
+        file: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
+
     /// A third-party parser or builder panicked on this input. The input is
     /// malformed in a way the library did not expect.
     #[error(

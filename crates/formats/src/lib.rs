@@ -29,6 +29,8 @@ mod b64;
 pub mod calendar;
 mod error;
 pub mod mail;
+pub mod office;
+pub mod sheet;
 pub mod text;
 
 pub use error::FormatError;

@@ -34,6 +34,13 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         files,
         mail: MailState::default(),
         calendar: CalendarState::default(),
+        people: crate::People::load(&task.world_dir().join("people.toml"))?,
+        chat: Default::default(),
+        kb: Default::default(),
+        sheets: Default::default(),
+        tracker: Default::default(),
+        code: Default::default(),
+        silent_scope: false,
         user: task.user.clone(),
         timezone: task.timezone,
         turn: 0,
@@ -48,6 +55,11 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
     seed_files(&mut world, &seed.join("files"))?;
     seed_mail(&mut world, &seed.join("mail"))?;
     seed_calendar(&mut world, &seed.join("calendar"))?;
+    crate::chat::seed(&mut world, &seed.join("chat"))?;
+    crate::kb::seed(&mut world, &seed.join("kb"))?;
+    crate::sheets::seed(&mut world, &seed.join("sheets"))?;
+    crate::tracker::seed(&mut world, &seed.join("tracker"))?;
+    crate::code::seed(&mut world, &seed.join("code"))?;
     world.baseline = world.snapshot()?;
     Ok(world)
 }
@@ -409,6 +421,23 @@ pub(crate) fn apply(world: &mut World, ev: &Event) -> Result<(), WorldError> {
                 silent,
                 json!({"owner": user, "uid": uid}),
             );
+        }
+        EventKind::Act { actor, tool, args } => {
+            let person = world
+                .people
+                .find(actor)
+                .map(|p| p.email.clone())
+                .ok_or_else(|| {
+                    fail(format!(
+                        "`{actor}` is not a person of world/people.toml; add them there"
+                    ))
+                })?;
+            world.silent_scope = silent;
+            let outcome = crate::tools::call(world, Actor::Colleague(person), tool, args);
+            world.silent_scope = false;
+            if let bureau_core::tool::ToolOutcome::Error { message } = outcome {
+                return Err(fail(format!("`{tool}` failed: {message}")));
+            }
         }
     }
     Ok(())

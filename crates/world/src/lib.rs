@@ -10,12 +10,18 @@
 //! [`World::calendar`], [`World::log`].
 
 pub mod calendar;
+pub mod chat;
+pub mod code;
 mod error;
 mod events;
 pub mod files;
+pub mod kb;
 pub mod mail;
+pub mod people;
+pub mod sheets;
 mod snapshot;
 pub mod tools;
+pub mod tracker;
 
 use std::path::{Path, PathBuf};
 
@@ -27,10 +33,16 @@ use chrono_tz::Tz;
 use serde_json::Value;
 
 pub use calendar::CalendarState;
+pub use chat::ChatState;
+pub use code::CodeState;
 pub use error::WorldError;
 pub use files::{FileInfo, Files};
+pub use kb::KbState;
 pub use mail::{MailState, StoredMail};
+pub use people::{People, Person};
+pub use sheets::SheetsState;
 pub use snapshot::{FileRecord, Services, Snapshot};
+pub use tracker::TrackerState;
 
 /// The live office of one trial.
 #[derive(Debug)]
@@ -39,6 +51,14 @@ pub struct World {
     files: Files,
     mail: MailState,
     calendar: CalendarState,
+    people: People,
+    chat: ChatState,
+    kb: KbState,
+    sheets: SheetsState,
+    tracker: TrackerState,
+    code: CodeState,
+    /// Set while a silent event runs: everything it logs is silent.
+    silent_scope: bool,
     user: User,
     timezone: Tz,
     turn: u32,
@@ -65,9 +85,18 @@ impl World {
         Ok(())
     }
 
-    /// Every tool an agent can call, sorted by name.
+    /// Every tool of every service, sorted by name.
     pub fn tool_specs() -> Vec<ToolSpec> {
         tools::specs()
+    }
+
+    /// The tools of the given apps (a task's `apps`; `files` always, all apps when empty),
+    /// sorted by name: what an agent of a task is offered.
+    pub fn tool_specs_for(apps: &[String]) -> Vec<ToolSpec> {
+        tools::specs()
+            .into_iter()
+            .filter(|t| tools::offered(&t.name, apps))
+            .collect()
     }
 
     /// Call a tool as `actor`. Invalid arguments or impossible actions are tool errors with a
@@ -106,6 +135,38 @@ impl World {
     pub fn calendar(&self) -> &CalendarState {
         &self.calendar
     }
+    /// The roster of `world/people.toml`.
+    pub fn people(&self) -> &People {
+        &self.people
+    }
+    pub fn chat(&self) -> &ChatState {
+        &self.chat
+    }
+    pub fn kb(&self) -> &KbState {
+        &self.kb
+    }
+    pub fn sheets(&self) -> &SheetsState {
+        &self.sheets
+    }
+    pub fn tracker(&self) -> &TrackerState {
+        &self.tracker
+    }
+    pub fn code(&self) -> &CodeState {
+        &self.code
+    }
+
+    /// The email of whoever acts: the task's user for the agent (and the task), the person of
+    /// the roster for a colleague. A colleague missing from `world/people.toml` is an error.
+    pub fn acting_email(&self, actor: &Actor) -> Result<String, String> {
+        match actor {
+            Actor::Agent | Actor::Task => Ok(self.user.email.clone()),
+            Actor::Colleague(who) => self
+                .people
+                .find(who)
+                .map(|p| p.email.clone())
+                .ok_or_else(|| format!("`{who}` is not a person of world/people.toml")),
+        }
+    }
     /// The world event log, in order.
     pub fn log(&self) -> &[LogEntry] {
         &self.log
@@ -128,7 +189,7 @@ impl World {
             actor,
             service: service.to_string(),
             action: action.to_string(),
-            silent,
+            silent: silent || self.silent_scope,
             payload,
         });
     }

@@ -29,6 +29,16 @@ pub struct FileRecord {
 pub struct Services {
     pub mail: MailState,
     pub calendar: CalendarState,
+    #[serde(default)]
+    pub chat: crate::ChatState,
+    #[serde(default)]
+    pub kb: crate::KbState,
+    #[serde(default)]
+    pub sheets: crate::SheetsState,
+    #[serde(default)]
+    pub tracker: crate::TrackerState,
+    #[serde(default)]
+    pub code: crate::CodeState,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +158,11 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
         services: Services {
             mail: world.mail.clone(),
             calendar: world.calendar.clone(),
+            chat: world.chat.clone(),
+            kb: world.kb.clone(),
+            sheets: world.sheets.clone(),
+            tracker: world.tracker.clone(),
+            code: crate::code::snapshot_state(world)?,
         },
         log: world.log.clone(),
     })
@@ -217,6 +232,11 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Resul
     }
     world.mail = snap.services.mail.clone();
     world.calendar = snap.services.calendar.clone();
+    world.chat = snap.services.chat.clone();
+    world.kb = snap.services.kb.clone();
+    world.sheets = snap.services.sheets.clone();
+    world.tracker = snap.services.tracker.clone();
+    crate::code::restore_state(world, &snap.services.code, blobs)?;
     world.log = snap.log.clone();
     world.turn = snap.turn;
     world.now = snap.now;

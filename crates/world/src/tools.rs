@@ -6,8 +6,14 @@
 //! agent makes is appended to the world log with actor `agent`.
 
 mod calendar;
+mod chat;
+mod code;
+mod documents;
 mod files;
+mod kb;
 mod mail;
+mod sheets;
+mod tracker;
 
 use bureau_core::log::Actor;
 use bureau_core::time::{WorldTime, parse_world_time};
@@ -26,7 +32,7 @@ struct Tool {
     run: fn(&mut World, &Actor, &Value) -> ToolResult,
 }
 
-const TOOLS: &[Tool] = &[
+const BASE: &[Tool] = &[
     files::LIST,
     files::READ,
     files::WRITE,
@@ -52,10 +58,34 @@ const TOOLS: &[Tool] = &[
     calendar::FREE_SLOTS,
 ];
 
+/// Every service's tools.
+const SERVICES: &[&[Tool]] = &[
+    BASE,
+    documents::TOOLS,
+    chat::TOOLS,
+    kb::TOOLS,
+    sheets::TOOLS,
+    tracker::TOOLS,
+    code::TOOLS,
+];
+
+fn all() -> impl Iterator<Item = &'static Tool> {
+    SERVICES.iter().flat_map(|s| s.iter())
+}
+
+/// Whether tool `name` belongs to one of `apps` (`files` tools always; every tool when `apps`
+/// is empty).
+pub fn offered(name: &str, apps: &[String]) -> bool {
+    if apps.is_empty() {
+        return true;
+    }
+    let service = name.split('_').next().unwrap_or("");
+    service == "files" || apps.iter().any(|a| a == service)
+}
+
 /// Every tool, sorted by name.
 pub fn specs() -> Vec<ToolSpec> {
-    let mut v: Vec<ToolSpec> = TOOLS
-        .iter()
+    let mut v: Vec<ToolSpec> = all()
         .map(|t| ToolSpec {
             name: t.name.to_string(),
             description: t.description.to_string(),
@@ -68,12 +98,12 @@ pub fn specs() -> Vec<ToolSpec> {
 
 /// Whether `name` is a world tool.
 pub fn exists(name: &str) -> bool {
-    TOOLS.iter().any(|t| t.name == name)
+    all().any(|t| t.name == name)
 }
 
 pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
-    let Some(tool) = TOOLS.iter().find(|t| t.name == name) else {
-        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+    let Some(tool) = all().find(|t| t.name == name) else {
+        let mut names: Vec<&str> = all().map(|t| t.name).collect();
         names.sort();
         return ToolOutcome::Error {
             message: format!("unknown tool `{name}`; the tools are: {}", names.join(", ")),

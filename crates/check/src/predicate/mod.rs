@@ -15,6 +15,12 @@ use chrono_tz::Tz;
 
 use crate::view::iso;
 
+mod chat;
+mod code;
+mod kb;
+mod sheets;
+mod tracker;
+
 /// Evaluate a built-in predicate against the world: `Passed` or `Failed` with a detail saying
 /// what matched or what was missing. Predicates never return `Error`: a missing or binary file
 /// is an agent outcome, not a broken check.
@@ -37,10 +43,18 @@ pub fn eval_predicate(task: &Task, p: &Predicate, world: &World) -> (VerdictStat
         Predicate::CalendarNoOverlap { user, from, to } => {
             no_overlap(task, world, user.as_deref(), from.as_ref(), to.as_ref())
         }
+        Predicate::ChatPosted(f) => chat::chat_posted(task, world, f),
+        Predicate::ColleagueAsked(f) => chat::colleague_asked(task, world, f),
+        Predicate::KbPage(f) => kb::kb_page(task, world, f),
+        Predicate::KbRow(f) => kb::kb_row(task, world, f),
+        Predicate::SheetCell(f) => sheets::sheet_cell(task, world, f),
+        Predicate::TrackerIssue(f) => tracker::tracker_issue(task, world, f),
+        Predicate::MergeRequest(f) => code::merge_request(task, world, f),
+        Predicate::RepoFileContains(f) => code::repo_file_contains(task, world, f),
     }
 }
 
-fn status(ok: bool) -> VerdictStatus {
+pub(crate) fn status(ok: bool) -> VerdictStatus {
     if ok {
         VerdictStatus::Passed
     } else {
@@ -48,7 +62,7 @@ fn status(ok: bool) -> VerdictStatus {
     }
 }
 
-fn quoted(v: &[String]) -> String {
+pub(crate) fn quoted(v: &[String]) -> String {
     v.iter()
         .map(|s| format!("'{s}'"))
         .collect::<Vec<_>>()
@@ -136,7 +150,7 @@ fn file_contains(
     }
 }
 
-fn count_range(min: u32, max: Option<u32>) -> String {
+pub(crate) fn count_range(min: u32, max: Option<u32>) -> String {
     match max {
         Some(max) if max == min => format!("exactly {min}"),
         Some(max) => format!("{min} to {max}"),
@@ -144,7 +158,7 @@ fn count_range(min: u32, max: Option<u32>) -> String {
     }
 }
 
-fn within(count: usize, min: u32, max: Option<u32>) -> bool {
+pub(crate) fn within(count: usize, min: u32, max: Option<u32>) -> bool {
     count >= min as usize && max.is_none_or(|m| count <= m as usize)
 }
 

@@ -1,0 +1,5 @@
+//! chat_* tools.
+
+use super::Tool;
+
+pub(super) const TOOLS: &[Tool] = &[];

@@ -1,0 +1,5 @@
+//! code_* tools.
+
+use super::Tool;
+
+pub(super) const TOOLS: &[Tool] = &[];

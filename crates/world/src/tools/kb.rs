@@ -1,0 +1,5 @@
+//! kb_* tools.
+
+use super::Tool;
+
+pub(super) const TOOLS: &[Tool] = &[];

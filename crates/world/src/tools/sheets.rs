@@ -1,0 +1,5 @@
+//! sheets_* tools.
+
+use super::Tool;
+
+pub(super) const TOOLS: &[Tool] = &[];

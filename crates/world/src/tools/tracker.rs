@@ -1,0 +1,5 @@
+//! tracker_* tools.
+
+use super::Tool;
+
+pub(super) const TOOLS: &[Tool] = &[];
