@@ -195,9 +195,9 @@ impl ToolSession {
         self.limits.wall.saturating_sub(self.started.elapsed())
     }
 
-    /// Every tool the agent can call.
+    /// Every tool the agent can call: those of the task's apps.
     pub fn tool_specs(&self) -> Vec<ToolSpec> {
-        World::tool_specs()
+        lock(&self.world).offered_tool_specs()
     }
 
     /// Call a world tool as the agent. A tool error (bad arguments, impossible action) is an

@@ -307,3 +307,130 @@ proptest! {
         let _ = Task::load(d.path());
     }
 }
+
+const ADD_FILE_EVENT: &str =
+    "kind = \"add_file\"\nsilent = true\npath = \"notes/new.md\"\nfrom = \"new.md\"";
+
+#[test]
+fn act_events_load_with_their_arguments() {
+    let d = good_dir();
+    let src = GOOD.replacen(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = true\nas = \"@Priya\"\ntool = \"sheets_write\"\nargs = { spreadsheet = \"Budget\", range = \"C7\", values = [[14250, \"ok\"]] }",
+        1,
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    match &t.turns[1].events[0].kind {
+        EventKind::Act { actor, tool, args } => {
+            assert_eq!(actor, "@priya");
+            assert_eq!(tool, "sheets_write");
+            assert_eq!(args["range"], "C7");
+            assert_eq!(args["values"][0][0], 14250);
+            assert_eq!(args["values"][0][1], "ok");
+        }
+        other => panic!("expected an act event, got {other:?}"),
+    }
+}
+
+#[test]
+fn act_events_need_a_person_and_a_service_tool() {
+    let e = error_for(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = false\ntool = \"chat_post\"",
+    );
+    assert!(e.contains("a `act` event needs `as`"), "{e}");
+    let e = error_for(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = false\nas = \"priya\"\ntool = \"rocket_launch\"",
+    );
+    assert!(
+        e.contains("`rocket_launch` is not a world tool name"),
+        "{e}"
+    );
+    let src = GOOD.replacen(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = false\nas = \"priya\"\ntool = \"chat_post\"\nargs = 5",
+        1,
+    );
+    let e = error_for(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = false\nas = \"priya\"\ntool = \"chat_post\"\nargs = 5",
+    );
+    assert!(e.contains("`args` must be a table"), "{e}");
+    assert!(
+        e.contains(&format!("task.toml:{}:", line_of(&src, "args = 5"))),
+        "{e}"
+    );
+    let e = error_for(
+        ADD_FILE_EVENT,
+        "kind = \"act\"\nsilent = false\nas = \"priya\"\ntool = \"chat_post\"\npath = \"x.md\"",
+    );
+    assert!(
+        e.contains("field `path` does not apply to a `act` event"),
+        "{e}"
+    );
+}
+
+#[test]
+fn service_predicates_load_and_are_checked() {
+    let d = good_dir();
+    let src = GOOD.replacen(
+        "file_exists = \"b.md\"",
+        "sheet_cell = { spreadsheet = \"Budget\", sheet = \"Q2\", cell = \"C7\", equals = 14250.5, tolerance = 0.01 }",
+        1,
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    match &t.rubric[0].evaluator {
+        Evaluator::Predicate(Predicate::SheetCell(f)) => {
+            assert_eq!(f.cell, "C7");
+            assert_eq!(f.equals, serde_json::json!(14250.5));
+            assert_eq!(f.tolerance, 0.01);
+        }
+        other => panic!("expected sheet_cell, got {other:?}"),
+    }
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "sheet_cell = { cell = \"C7\", equals = 1 }",
+    );
+    assert!(
+        e.contains("sheet_cell needs exactly one of `spreadsheet` and `file`"),
+        "{e}"
+    );
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "sheet_cell = { file = \"b.xlsx\", cell = \"7C\", equals = 1 }",
+    );
+    assert!(e.contains("`7C` is not an A1 cell reference"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "chat_posted = { channel = \"ops\", dm_with = \"jonas\" }",
+    );
+    assert!(e.contains("has both `channel` and `dm_with`"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "tracker_issue = { state = \"Done\", min = 3, max = 1 }",
+    );
+    assert!(e.contains("tracker_issue max 1 is below min 3"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "merge_request = { repo = \"fw\", state = \"shipped\" }",
+    );
+    assert!(e.contains("unknown merge request state `shipped`"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "kb_row = { database = \"Vendors\", colour = \"red\" }",
+    );
+    assert!(e.contains("unknown field `colour`"), "{e}");
+    let e = error_for(
+        "file_exists = \"b.md\"",
+        "repo_file_contains = { repo = \"fw\", path = \"a.c\" }",
+    );
+    assert!(e.contains("repo_file_contains has no keywords"), "{e}");
+    let e = error_for("file_exists = \"b.md\"\n", "");
+    assert!(
+        e.contains("chat_posted") && e.contains("repo_file_contains"),
+        "the hint lists every predicate: {e}"
+    );
+}

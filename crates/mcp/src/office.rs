@@ -84,7 +84,7 @@ impl Office {
     }
 
     fn build(world: Arc<Mutex<World>>, extra: Option<Arc<dyn ExtraTools>>) -> Office {
-        let mut specs = World::tool_specs();
+        let mut specs = lock(&world).offered_tool_specs();
         if let Some(extra) = &extra {
             specs.extend(extra.specs());
         }

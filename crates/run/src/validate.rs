@@ -108,6 +108,13 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
                     i + 1,
                     call.tool
                 ));
+            } else if !bureau_world::tools::offered(&call.tool, &task.apps) {
+                problems.push(format!(
+                    "solution/{}.jsonl calls `{}`, but the task's apps ({}) do not include its service — add it to `apps` in task.toml",
+                    i + 1,
+                    call.tool,
+                    task.apps.join(", ")
+                ));
             }
         }
     }

@@ -41,6 +41,7 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         tracker: Default::default(),
         code: Default::default(),
         silent_scope: false,
+        apps: task.apps.clone(),
         user: task.user.clone(),
         timezone: task.timezone,
         turn: 0,

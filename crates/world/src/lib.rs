@@ -59,6 +59,8 @@ pub struct World {
     code: CodeState,
     /// Set while a silent event runs: everything it logs is silent.
     silent_scope: bool,
+    /// The task's `apps`: which services' tools the agent is offered (empty = all).
+    apps: Vec<String>,
     user: User,
     timezone: Tz,
     turn: u32,
@@ -99,9 +101,29 @@ impl World {
             .collect()
     }
 
+    /// The tools this world's agent is offered: those of the task's `apps` (see
+    /// [`World::tool_specs_for`]).
+    pub fn offered_tool_specs(&self) -> Vec<ToolSpec> {
+        Self::tool_specs_for(&self.apps)
+    }
+
     /// Call a tool as `actor`. Invalid arguments or impossible actions are tool errors with a
-    /// message the agent can act on; they never panic and never change the world.
+    /// message the agent can act on; they never panic and never change the world. The agent
+    /// can only call the tools of the task's apps; colleagues (task events) can call any.
     pub fn call_tool(&mut self, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
+        if actor == Actor::Agent && tools::exists(name) && !tools::offered(name, &self.apps) {
+            return ToolOutcome::Error {
+                message: format!(
+                    "`{name}` is not available in this office (its apps are: files, {})",
+                    self.apps
+                        .iter()
+                        .filter(|a| a.as_str() != "files")
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+        }
         tools::call(self, actor, name, args)
     }
 
