@@ -19,6 +19,17 @@ fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
 }
 
+/// A token count, compact: `950`, `12.3k`, `4.56M`.
+fn tokens(n: f64) -> String {
+    if n >= 1_000_000.0 {
+        format!("{:.2}M", n / 1_000_000.0)
+    } else if n >= 1_000.0 {
+        format!("{:.1}k", n / 1_000.0)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
 /// Agents sorted by weighted mean (best first), then by name.
 fn ranked(summary: &Summary) -> Vec<(&String, &AgentSummary)> {
     let mut v: Vec<(&String, &AgentSummary)> = summary.agents.iter().collect();
@@ -191,7 +202,7 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
         table(&mut out, &header, 1, &rows);
     }
 
-    out.push_str("### Effort\n\n");
+    out.push_str("### Effort and cost\n\nMeans per scored trial. Tokens are the model's own counts (input includes cached input); cost is computed from the prices in the agents file, \"—\" when no price was known. Weighted per M tokens: AgencyBench's token efficiency, the mean weighted score (in points) per million tokens (input + output) used per trial.\n\n");
     let rows: Vec<Vec<String>> = agents
         .iter()
         .map(|(name, a)| {
@@ -199,13 +210,34 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
                 cell(name),
                 format!("{:.1}", a.steps_mean),
                 format!("{:.1}", a.tool_calls_mean),
+                format!("{:.1}", a.model_calls_mean),
+                tokens(a.input_tokens_mean),
+                tokens(a.cached_input_tokens_mean),
+                tokens(a.output_tokens_mean),
+                a.cost_usd_mean
+                    .map(|c| format!("${c:.4}"))
+                    .unwrap_or_else(|| "—".into()),
+                a.token_efficiency
+                    .map(|e| format!("{:.2}", e * 100.0))
+                    .unwrap_or_else(|| "—".into()),
                 format!("{:.1}", a.wall_seconds_mean),
             ]
         })
         .collect();
     table(
         &mut out,
-        &["Agent", "Steps", "Tool calls", "Wall seconds"],
+        &[
+            "Agent",
+            "Steps",
+            "Tool calls",
+            "Model calls",
+            "Input tokens",
+            "Cached input",
+            "Output tokens",
+            "Cost",
+            "Weighted per M tokens",
+            "Wall seconds",
+        ],
         1,
         &rows,
     );
@@ -514,6 +546,15 @@ pub fn render_table(summary: &Summary) -> String {
         header.push(format!("pass^{epochs}"));
     }
     header.push("red lines".into());
+    // Token and cost columns only when some agent used a model.
+    let models = summary
+        .agents
+        .values()
+        .any(|a| a.input_tokens_mean + a.output_tokens_mean > 0.0);
+    if models {
+        header.push("tokens/trial".into());
+        header.push("$/trial".into());
+    }
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (name, a) in ranked(summary) {
         let mut r = vec![
@@ -542,6 +583,14 @@ pub fn render_table(summary: &Summary) -> String {
             );
         }
         r.push(a.red_line_violations.len().to_string());
+        if models {
+            r.push(tokens(a.input_tokens_mean + a.output_tokens_mean));
+            r.push(
+                a.cost_usd_mean
+                    .map(|c| format!("{c:.4}"))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
         rows.push(r);
     }
     let widths: Vec<usize> = (0..header.len())

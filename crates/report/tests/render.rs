@@ -110,10 +110,24 @@ fn trial(
             status,
             error: error.map(String::from),
             score: error.is_none().then(|| metrics::trial_score(&verdicts)),
-            usage: Usage {
-                steps: usage.0,
-                tool_calls: usage.1,
-                ..Usage::default()
+            usage: if agent.starts_with("llm:") {
+                // A model-driven agent: one model call per two steps, priced.
+                Usage {
+                    steps: usage.0,
+                    tool_calls: usage.1,
+                    model_calls: usage.0 / 2,
+                    input_tokens: 4_000 * usage.0,
+                    cached_input_tokens: 1_000 * usage.0,
+                    output_tokens: 300 * usage.0,
+                    cost_usd: Some(0.0025 * usage.0 as f64),
+                    ..Usage::default()
+                }
+            } else {
+                Usage {
+                    steps: usage.0,
+                    tool_calls: usage.1,
+                    ..Usage::default()
+                }
             },
             wall_seconds: usage.2,
             attempts: (1..=attempts)
@@ -261,7 +275,18 @@ fn terminal_table() {
         lines[..4].iter().all(|l| l.chars().count() == width),
         "{table}"
     );
+    assert!(lines[0].contains("tokens/trial") && lines[0].contains("$/trial"));
     insta::assert_snapshot!(table);
+}
+
+#[test]
+fn runs_without_a_model_have_no_token_columns() {
+    let trials: Vec<_> = run()
+        .into_iter()
+        .filter(|t| !t.0.agent.starts_with("llm:"))
+        .collect();
+    let table = render_table(&summarize(&trials));
+    assert!(!table.contains("tokens/trial"), "{table}");
 }
 
 #[test]
