@@ -55,6 +55,7 @@ use starlark::values::Value;
 use starlark::values::dict::DictRef;
 
 use crate::globals::CollectPrints;
+use crate::judge::{Judge, run_judge};
 use crate::program::{CheckProgram, one_line};
 use crate::view::{Ctx, View, build_view};
 
@@ -85,6 +86,7 @@ impl Default for CheckLimits {
 /// The verdicts of the rubric items whose `turn` is `turn`, in rubric order.
 ///
 /// `trajectory` is what the agent did so far (tool calls are exposed as `w.trajectory`).
+/// Items with `judge = ...` need a judge: see [`evaluate_judged`]; here they are `error`.
 pub fn evaluate(
     task: &Task,
     program: Option<&CheckProgram>,
@@ -92,6 +94,19 @@ pub fn evaluate(
     trajectory: &[Step],
     turn: TurnRef,
     limits: &CheckLimits,
+) -> Vec<Verdict> {
+    evaluate_judged(task, program, world, trajectory, turn, limits, None)
+}
+
+/// [`evaluate`] with an LLM judge for the items written `judge = "..."`.
+pub fn evaluate_judged(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    world: &World,
+    trajectory: &[Step],
+    turn: TurnRef,
+    limits: &CheckLimits,
+    judge: Option<&dyn Judge>,
 ) -> Vec<Verdict> {
     let items: Vec<&RubricItem> = task.rubric.iter().filter(|i| i.turn == turn).collect();
     let ctx = Ctx::new(task, world);
@@ -101,7 +116,18 @@ pub fn evaluate(
     let view = needs_view.then(|| build_view(&ctx, trajectory));
     items
         .into_iter()
-        .map(|item| run_item(task, program, &ctx, view.as_ref(), item, limits))
+        .map(|item| {
+            run_item(
+                task,
+                program,
+                &ctx,
+                view.as_ref(),
+                item,
+                limits,
+                trajectory,
+                judge,
+            )
+        })
         .collect()
 }
 
@@ -117,9 +143,19 @@ pub fn evaluate_item(
     let ctx = Ctx::new(task, world);
     let view =
         matches!(item.evaluator, ItemEvaluator::Check(_)).then(|| build_view(&ctx, trajectory));
-    run_item(task, program, &ctx, view.as_ref(), item, limits)
+    run_item(
+        task,
+        program,
+        &ctx,
+        view.as_ref(),
+        item,
+        limits,
+        trajectory,
+        None,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_item(
     task: &Task,
     program: Option<&CheckProgram>,
@@ -127,8 +163,16 @@ fn run_item(
     view: Option<&View>,
     item: &RubricItem,
     limits: &CheckLimits,
+    trajectory: &[Step],
+    judge_model: Option<&dyn Judge>,
 ) -> Verdict {
+    let mut judge = None;
     let (status, detail) = match &item.evaluator {
+        ItemEvaluator::Judge(spec) => {
+            let (s, d, record) = run_judge(task, ctx.world, trajectory, item, spec, judge_model);
+            judge = record;
+            (s, d)
+        }
         ItemEvaluator::Predicate(p) => {
             let (s, d) = eval_predicate(task, p, ctx.world);
             (s, Some(d))
@@ -152,6 +196,7 @@ fn run_item(
         red_line: item.red_line,
         categories: item.categories.clone(),
         detail,
+        judge,
     }
 }
 

@@ -13,6 +13,7 @@
 mod documents;
 pub mod eval;
 mod globals;
+pub mod judge;
 pub mod metrics;
 pub mod predicate;
 pub mod program;
@@ -20,7 +21,8 @@ mod sheets_view;
 pub mod summary;
 mod view;
 
-pub use eval::{CheckLimits, evaluate, evaluate_item};
+pub use eval::{CheckLimits, evaluate, evaluate_item, evaluate_judged};
+pub use judge::{CachedJudge, Judge};
 pub use predicate::eval_predicate;
 pub use program::{CheckError, CheckProgram, load_checks};
 pub use summary::{Summary, summarize};

@@ -190,6 +190,7 @@ mod tests {
             red_line,
             categories: vec![],
             detail: None,
+            judge: None,
         }
     }
 

@@ -530,6 +530,7 @@ mod tests {
             red_line: red,
             categories: cats.iter().map(|c| c.to_string()).collect(),
             detail: None,
+            judge: None,
         }
     }
 

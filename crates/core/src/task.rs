@@ -494,6 +494,19 @@ pub enum Evaluator {
     /// A function `def name(w)` in `checks.star`.
     Check(String),
     Predicate(Predicate),
+    /// An LLM judge decides whether `proposition` holds.
+    Judge(JudgeSpec),
+}
+
+/// A rubric item judged by a model: the judge sees the task's prompts, the item, the files
+/// named in `files` (rendered to text; default: the files the agent created or changed) and a
+/// digest of the agent's trajectory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeSpec {
+    /// What must be true, in plain words ("The reply declines to share the unit cost").
+    pub proposition: String,
+    /// Workspace files to show the judge; empty = the files the agent created or changed.
+    pub files: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -651,6 +664,8 @@ struct RawRubric {
     tracker_issue: Option<Spanned<TrackerIssueFilter>>,
     merge_request: Option<Spanned<MergeRequestFilter>>,
     repo_file_contains: Option<Spanned<RepoFileFilter>>,
+    judge: Option<Spanned<String>>,
+    judge_files: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 fn final_turn() -> Spanned<TurnRef> {
@@ -1640,13 +1655,47 @@ impl Loader {
             ));
         }
         ok &= self.service_predicates(&item, &mut evaluators);
+        if let Some(j) = &item.judge {
+            if j.get_ref().trim().is_empty() {
+                self.err(
+                    j.span(),
+                    "`judge` is empty",
+                    "write the proposition the judge must find true, e.g. judge = \"The reply declines to share the unit cost\"",
+                );
+                ok = false;
+            }
+            let mut files = Vec::new();
+            for f in item.judge_files.iter().flat_map(|v| v.get_ref()) {
+                match self.workspace_path(f) {
+                    Some(p) => files.push(p),
+                    None => ok = false,
+                }
+            }
+            evaluators.push((
+                j.span(),
+                Evaluator::Judge(JudgeSpec {
+                    proposition: j.get_ref().trim().to_string(),
+                    files,
+                }),
+            ));
+        } else if let Some(f) = &item.judge_files {
+            self.err(
+                f.span(),
+                "`judge_files` without `judge`",
+                "add judge = \"...\" or remove judge_files",
+            );
+            ok = false;
+        }
         let (ev_span, evaluator) = match evaluators.len() {
             1 => evaluators.pop()?,
             0 => {
                 self.err(
                     span,
                     format!("rubric item `{id}` has no evaluator"),
-                    format!("give exactly one of: check, {}", PREDICATES.join(", ")),
+                    format!(
+                        "give exactly one of: check, judge, {}",
+                        PREDICATES.join(", ")
+                    ),
                 );
                 return None;
             }
@@ -1656,6 +1705,7 @@ impl Loader {
                     .map(|(_, e)| match e {
                         Evaluator::Check(_) => "check".to_string(),
                         Evaluator::Predicate(p) => p.name().to_string(),
+                        Evaluator::Judge(_) => "judge".to_string(),
                     })
                     .collect();
                 self.err(

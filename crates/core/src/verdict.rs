@@ -95,6 +95,75 @@ pub struct Verdict {
     /// Why: the check's own detail, or the error message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For an item decided by an LLM judge: what the judge said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
+}
+
+/// Workspace-Bench's error taxonomy for a failed judged item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum JudgeErrorType {
+    Constraint,
+    #[serde(rename = "Missing Content")]
+    MissingContent,
+    Reasoning,
+    Process,
+    Format,
+}
+
+impl JudgeErrorType {
+    pub const ALL: [JudgeErrorType; 5] = [
+        JudgeErrorType::Constraint,
+        JudgeErrorType::MissingContent,
+        JudgeErrorType::Reasoning,
+        JudgeErrorType::Process,
+        JudgeErrorType::Format,
+    ];
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            JudgeErrorType::Constraint => "Constraint",
+            JudgeErrorType::MissingContent => "Missing Content",
+            JudgeErrorType::Reasoning => "Reasoning",
+            JudgeErrorType::Process => "Process",
+            JudgeErrorType::Format => "Format",
+        }
+    }
+    /// Parse a judge's spelling (case and separators ignored: `missing_content`, `Missing Content`).
+    pub fn parse(s: &str) -> Option<JudgeErrorType> {
+        let norm: String = s
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        JudgeErrorType::ALL.into_iter().find(|t| {
+            t.as_str()
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+                .to_ascii_lowercase()
+                == norm
+        })
+    }
+}
+
+/// What an LLM judge answered for one item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRecord {
+    /// `provider:model` of the judge.
+    pub model: String,
+    /// Hash of (model, prompt): the cache key, so a re-score can show it asked the same thing.
+    pub prompt_hash: String,
+    /// The judge's confidence in its verdict, 0–1, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub evidence: String,
+    /// Why the item failed, in Workspace-Bench's taxonomy (failed items only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<JudgeErrorType>,
+    /// Whether the answer came from the judge cache instead of a model call.
+    #[serde(default)]
+    pub cached: bool,
 }
 
 impl Verdict {

@@ -306,6 +306,7 @@ impl PlayState {
                         "turn {} was not played: task_finish was called during turn {n}",
                         turn.index
                     )),
+                    judge: None,
                 });
             }
         }

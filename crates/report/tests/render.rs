@@ -50,6 +50,7 @@ fn v(
         red_line: red,
         categories: cats.iter().map(|c| c.to_string()).collect(),
         detail: (!detail.is_empty()).then(|| detail.to_string()),
+        judge: None,
     }
 }
 
