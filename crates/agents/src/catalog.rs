@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::llm::{AgentDef, AgentsFile, LlmAgent, LlmDefinition, ModelRef};
+use crate::llm::{AgentDef, AgentsFile, LlmAgent, LlmDefinition, LlmJudge, ModelRef};
 use crate::{Agent, AgentError, null, oracle, replay};
 
 /// Looks up an environment variable (the process environment, or a map in tests).
@@ -115,6 +115,22 @@ impl AgentCatalog {
         Err(AgentError::UnknownKind {
             spec: spec.to_string(),
         })
+    }
+
+    /// The LLM judge `spec` names: a named `llm` agent of the agents file (its endpoint, key,
+    /// retries and seed; temperature forced to 0) or `provider:model` (with `llm:` optional).
+    pub fn make_judge(&self, spec: &str) -> Result<LlmJudge, AgentError> {
+        if let Some(AgentDef::Llm(def)) = self.file.as_ref().and_then(|f| f.agents.get(spec)) {
+            return LlmJudge::new(def.clone(), &*self.env);
+        }
+        let model = ModelRef::parse(spec.strip_prefix("llm:").unwrap_or(spec)).map_err(|e| {
+            AgentError::Config(format!(
+                "--judge `{spec}`: {e} (name an llm agent of the agents file, or give provider:model)"
+            ))
+        })?;
+        let mut def = LlmDefinition::for_model(model.clone());
+        def.price = self.file.as_ref().and_then(|f| f.price(&model)).cloned();
+        LlmJudge::new(def, &*self.env)
     }
 
     fn llm(&self, model: &str) -> Result<Box<dyn Agent>, AgentError> {

@@ -172,8 +172,11 @@ fn openai_conversation_solves_a_two_turn_task_through_tool_calls() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tool_names.len(), World::tool_specs().len());
+    // The tools of the task's apps (files, mail), not the calendar's.
+    let apps = vec!["files".to_string(), "mail".to_string()];
+    assert_eq!(tool_names.len(), World::tool_specs_for(&apps).len());
     assert!(tool_names.contains(&"mail_send"));
+    assert!(!tool_names.iter().any(|n| n.starts_with("calendar_")));
 
     // Tool results go back with their call ids.
     let second = received[1].body["messages"].as_array().unwrap();
@@ -350,7 +353,7 @@ fn anthropic_conversation_solves_a_two_turn_task_through_tool_uses() {
     );
     assert_eq!(
         body["tools"].as_array().unwrap().len(),
-        World::tool_specs().len()
+        World::tool_specs_for(&["files".to_string(), "mail".to_string()]).len()
     );
     assert!(body["tools"][0]["input_schema"].is_object());
 

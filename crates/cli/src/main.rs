@@ -42,6 +42,12 @@ enum Command {
         /// Load the tasks from these suites or tasks instead of the targets recorded in run.json.
         #[arg(long = "tasks", value_name = "SUITE_OR_TASK")]
         tasks: Vec<String>,
+        /// The LLM judge of `judge = ...` items [default: the run's judge, from run.json]. Answers cached in the run's judge-cache/ are reused.
+        #[arg(long, value_name = "PROVIDER:MODEL")]
+        judge: Option<String>,
+        /// Agents file, when the judge is a named agent of it.
+        #[arg(long, value_name = "FILE")]
+        agents_file: Option<PathBuf>,
     },
     /// Serve an office over MCP on stdio: play a task by hand (--task), or bridge to a running trial's endpoint (--trial).
     Mcp(McpArgs),
@@ -67,6 +73,9 @@ struct RunArgs {
     /// Model of `--agent llm`, as provider:model (openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5); keys and base URLs come from OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
     #[arg(long, value_name = "PROVIDER:MODEL")]
     model: Option<String>,
+    /// LLM judge of rubric items written `judge = "..."`: provider:model or a named llm agent of --agents-file (temperature 0; answers cached in <out>/judge-cache/).
+    #[arg(long, value_name = "PROVIDER:MODEL")]
+    judge: Option<String>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -118,7 +127,12 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Validate { targets } => cmd_validate(&targets),
         Command::Report { run_dir } => cmd_report(&run_dir),
-        Command::Rescore { run_dir, tasks } => cmd_rescore(&run_dir, tasks),
+        Command::Rescore {
+            run_dir,
+            tasks,
+            judge,
+            agents_file,
+        } => cmd_rescore(&run_dir, tasks, judge, agents_file),
         Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
     };
@@ -169,6 +183,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         quiet: args.quiet,
         agents_file: args.agents_file,
         model: args.model,
+        judge: args.judge,
     };
     let outcome = bureau_run::run(&config)?;
     if args.json {
@@ -226,15 +241,35 @@ fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_rescore(dir: &Path, tasks: Vec<String>) -> anyhow::Result<ExitCode> {
-    if !dir.join(bureau_run::rundir::RUN_JSON).is_file() {
+fn cmd_rescore(
+    dir: &Path,
+    tasks: Vec<String>,
+    judge: Option<String>,
+    agents_file: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let run_json = dir.join(bureau_run::rundir::RUN_JSON);
+    if !run_json.is_file() {
         bail!(
             "{} is not a run directory (it has no run.json) — give the --out directory of `bureau run`",
             dir.display()
         );
     }
+    let manifest: bureau_run::RunManifest = bureau_run::rundir::read_json(&run_json)?;
+    let judge_spec = judge.or_else(|| manifest.judge.as_ref().map(|j| j.spec.clone()));
+    let judge = match judge_spec {
+        Some(spec) => {
+            let mut catalog = bureau_agents::AgentCatalog::new();
+            if let Some(path) = &agents_file {
+                catalog = catalog.load_agents_file(path)?;
+            }
+            let entry = bureau_run::JudgeEntry::make(&catalog, &spec, dir)?;
+            Some(std::sync::Arc::new(entry.judge) as std::sync::Arc<dyn bureau_check::Judge>)
+        }
+        None => None,
+    };
     let opts = bureau_run::RescoreOptions {
         targets: (!tasks.is_empty()).then_some(tasks),
+        judge,
         ..Default::default()
     };
     let report = bureau_run::rescore(dir, &opts)?;

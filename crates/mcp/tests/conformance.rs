@@ -186,7 +186,7 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
 
     let a = trial(&task, &dir.path().join("world-a"));
     let b = trial(&task, &dir.path().join("world-b"));
-    let specs = World::tool_specs();
+    let specs = World::tool_specs_for(&task.apps);
     let spec = json!({
         "world_tools": specs,
         "play_tools": PLAY_TOOLS,

@@ -119,7 +119,7 @@ async fn tools_list_is_the_worlds_tool_specs() {
     let ep = TrialEndpoint::start(t.world.clone()).unwrap();
     let client = connect(&ep.url, &ep.token).await;
     let tools = client.list_all_tools().await.unwrap();
-    let specs = World::tool_specs();
+    let specs = World::tool_specs_for(&memo_apps());
     assert_eq!(tools.len(), specs.len());
     for (tool, spec) in tools.iter().zip(&specs) {
         assert_eq!(tool.name, spec.name);
@@ -400,7 +400,10 @@ async fn the_same_tools_are_served_over_stdio_framing() {
         .into_iter()
         .map(|t| t.name.to_string())
         .collect();
-    let specs: Vec<String> = World::tool_specs().into_iter().map(|s| s.name).collect();
+    let specs: Vec<String> = World::tool_specs_for(&memo_apps())
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     assert_eq!(names, specs);
     let r = call(&client, "files_read", json!({"path": "readme.txt"})).await;
     assert_eq!(
@@ -426,7 +429,7 @@ async fn the_bridge_forwards_stdio_to_a_trial_endpoint() {
 
     assert_eq!(
         client.list_all_tools().await.unwrap().len(),
-        World::tool_specs().len()
+        World::tool_specs_for(&memo_apps()).len()
     );
     let r = call(
         &client,
@@ -476,7 +479,10 @@ async fn a_task_played_through_mcp_is_scored_like_a_trial() {
     for tool in PLAY_TOOLS {
         assert!(names.contains(&tool.to_string()));
     }
-    assert_eq!(names.len(), World::tool_specs().len() + PLAY_TOOLS.len());
+    assert_eq!(
+        names.len(),
+        World::tool_specs_for(&memo_apps()).len() + PLAY_TOOLS.len()
+    );
 
     let prompt = call(&client, "task_prompt", json!({})).await;
     let v = prompt.structured_content.unwrap();
@@ -590,4 +596,9 @@ fn play_needs_an_empty_directory() {
     assert!(root.join("world/workspace/readme.txt").is_file());
     drop(p);
     assert!(!root.exists());
+}
+
+/// The apps of the memo task (files, mail): the tools its office offers.
+fn memo_apps() -> Vec<String> {
+    vec!["files".to_string(), "mail".to_string()]
 }

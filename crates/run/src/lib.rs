@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use bureau_agents::llm::LlmJudge;
 use bureau_agents::{Agent, AgentCatalog, AgentError, sanitize_name};
 use bureau_check::summary::{Summary, summarize};
-use bureau_check::{CheckLimits, CheckProgram, load_checks};
+use bureau_check::{CachedJudge, CheckLimits, CheckProgram, Judge, load_checks};
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::suite::load_tasks;
 use bureau_core::task::Task;
@@ -33,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
-pub use trial::{AttemptOutcome, run_attempt};
+pub use trial::{AttemptOutcome, Scoring, run_attempt};
 pub use validate::{ValidationReport, ValidationRow, validate};
 
 /// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
@@ -61,6 +62,9 @@ pub struct RunConfig {
     pub agents_file: Option<PathBuf>,
     /// The model of the spec `llm` (`provider:model`).
     pub model: Option<String>,
+    /// The LLM judge of `judge = ...` rubric items: `provider:model` or a named `llm` agent of
+    /// the agents file. Answers are cached in `<out>/judge-cache/`.
+    pub judge: Option<String>,
 }
 
 impl RunConfig {
@@ -76,6 +80,7 @@ impl RunConfig {
             quiet: false,
             agents_file: None,
             model: None,
+            judge: None,
         }
     }
 }
@@ -130,6 +135,19 @@ pub struct RunManifest {
     pub epochs: u32,
     /// Task ids, in run order.
     pub tasks: Vec<String>,
+    /// The LLM judge, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeManifest>,
+}
+
+/// The judge of a run, as recorded in `run.json` (never a secret).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeManifest {
+    /// As given (`--judge`).
+    pub spec: String,
+    /// `provider:model`.
+    pub model: String,
+    pub definition: serde_json::Value,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -178,11 +196,44 @@ pub fn run(config: &RunConfig) -> Result<RunOutcome, RunError> {
     if let Some(model) = &config.model {
         catalog = catalog.with_model(model.clone());
     }
-    run_with(config, &|spec| catalog.make(spec))
+    let judge = match &config.judge {
+        Some(spec) => Some(JudgeEntry::make(&catalog, spec, &config.out)?),
+        None => None,
+    };
+    run_judged(config, &|spec| catalog.make(spec), judge.as_ref())
 }
 
-/// Run, making agents with `factory`.
+/// The run's judge: the model as configured, its answers cached in the run directory.
+pub struct JudgeEntry {
+    pub spec: String,
+    pub definition: serde_json::Value,
+    pub judge: CachedJudge<LlmJudge>,
+}
+
+impl JudgeEntry {
+    /// The judge `spec` names (see [`AgentCatalog::make_judge`]), caching in `<out>/judge-cache`.
+    pub fn make(catalog: &AgentCatalog, spec: &str, out: &Path) -> Result<JudgeEntry, RunError> {
+        let judge = catalog.make_judge(spec)?;
+        let definition = serde_json::to_value(judge.definition()).unwrap_or_default();
+        Ok(JudgeEntry {
+            spec: spec.to_string(),
+            definition,
+            judge: CachedJudge::new(judge, out.join(rundir::JUDGE_CACHE)),
+        })
+    }
+}
+
+/// Run, making agents with `factory`; no judge.
 pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOutcome, RunError> {
+    run_judged(config, factory, None)
+}
+
+/// Run, making agents with `factory` and judging `judge = ...` items with `judge`.
+pub fn run_judged(
+    config: &RunConfig,
+    factory: &AgentFactory<'_>,
+    judge: Option<&JudgeEntry>,
+) -> Result<RunOutcome, RunError> {
     if config.agents.is_empty() {
         return Err(RunError::Config(
             "no agent given — add --agent oracle (or null, replay:<path>)".into(),
@@ -226,6 +277,11 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
         agents: agents.clone(),
         epochs: config.epochs,
         tasks: loaded.iter().map(|(t, _)| t.id.clone()).collect(),
+        judge: judge.map(|j| JudgeManifest {
+            spec: j.spec.clone(),
+            model: j.judge.model(),
+            definition: j.definition.clone(),
+        }),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -267,7 +323,10 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
     let total = jobs.len() + skipped;
 
     let progress = Progress::new(total as u64, skipped as u64, config.quiet);
-    let limits = CheckLimits::default();
+    let scoring = trial::Scoring {
+        limits: CheckLimits::default(),
+        judge: judge.map(|j| &j.judge as &dyn Judge),
+    };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<RunError>> = Mutex::new(None);
@@ -278,7 +337,7 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
                 while !stop.load(Ordering::SeqCst) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(i) else { break };
-                    match trial::run_trial(job, factory, &limits, config.retries.saturating_add(1))
+                    match trial::run_trial(job, factory, &scoring, config.retries.saturating_add(1))
                     {
                         Ok(result) => progress.finished(result.status),
                         Err(e) => {
@@ -315,6 +374,14 @@ pub fn run_with(config: &RunConfig, factory: &AgentFactory<'_>) -> Result<RunOut
 fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
     if old.targets != new.targets {
         return Some(format!("targets {:?}, not {:?}", old.targets, new.targets));
+    }
+    let judge = |m: &RunManifest| m.judge.as_ref().map(|j| j.model.clone());
+    if judge(old) != judge(new) {
+        return Some(format!(
+            "judge {}, not {}",
+            judge(old).unwrap_or_else(|| "none".into()),
+            judge(new).unwrap_or_else(|| "none".into())
+        ));
     }
     let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
     if specs(old) != specs(new) {

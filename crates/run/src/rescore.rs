@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bureau_check::summary::Summary;
-use bureau_check::{CheckLimits, CheckProgram, evaluate};
+use bureau_check::{CheckLimits, CheckProgram, evaluate_judged};
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::task::Task;
 use bureau_core::trajectory::Step;
@@ -29,12 +29,15 @@ use crate::{RunError, RunManifest, load_with_checks, write_summary};
 pub const RESCORE_JSON: &str = "rescore.json";
 
 /// What to re-score against.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RescoreOptions {
     /// Task or suite paths to load the tasks from; default: the targets in `run.json`
     /// (relative to the directory `bureau run` was started in).
     pub targets: Option<Vec<String>>,
     pub limits: CheckLimits,
+    /// The judge of `judge = ...` items (use the run's judge with the run's `judge-cache` to
+    /// get the run's verdicts back without model calls).
+    pub judge: Option<std::sync::Arc<dyn bureau_check::Judge>>,
 }
 
 /// One item whose verdict changed.
@@ -91,7 +94,7 @@ pub fn rescore(out: &Path, opts: &RescoreOptions) -> Result<RescoreReport, RunEr
                 if !trial.join(RESULT_JSON).is_file() {
                     continue;
                 }
-                match rescore_trial(&trial, &tasks, &opts.limits)? {
+                match rescore_trial(&trial, &tasks, &opts.limits, opts.judge.as_deref())? {
                     Ok(record) => {
                         rescored += 1;
                         if !record.changed.is_empty() {
@@ -123,6 +126,7 @@ fn rescore_trial(
     trial: &Path,
     tasks: &BTreeMap<String, (Task, Option<CheckProgram>)>,
     limits: &CheckLimits,
+    judge: Option<&dyn bureau_check::Judge>,
 ) -> Result<Result<RescoreRecord, String>, RunError> {
     let mut result: TrialResult = read_json(&trial.join(RESULT_JSON))?;
     let Some((task, program)) = tasks.get(&result.task.id) else {
@@ -136,7 +140,7 @@ fn rescore_trial(
     } else {
         Vec::new()
     };
-    let verdicts = match recompute(trial, task, program.as_ref(), limits) {
+    let verdicts = match recompute(trial, task, program.as_ref(), limits, judge) {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
@@ -173,6 +177,7 @@ fn recompute(
     task: &Task,
     program: Option<&CheckProgram>,
     limits: &CheckLimits,
+    judge: Option<&dyn bureau_check::Judge>,
 ) -> Result<Vec<Verdict>, String> {
     let steps = read_trajectory(&trial.join(TRAJECTORY_JSONL))?;
     let mut snapshots = Vec::new();
@@ -206,22 +211,24 @@ fn recompute(
             .filter(|s| s.turn <= turn.index)
             .cloned()
             .collect();
-        verdicts.extend(evaluate(
+        verdicts.extend(evaluate_judged(
             task,
             program,
             &world,
             &so_far,
             TurnRef::Turn(turn.index),
             limits,
+            judge,
         ));
     }
-    verdicts.extend(evaluate(
+    verdicts.extend(evaluate_judged(
         task,
         program,
         &world,
         &steps,
         TurnRef::Final,
         limits,
+        judge,
     ));
     Ok(verdicts)
 }

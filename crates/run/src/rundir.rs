@@ -29,6 +29,8 @@ use serde::de::DeserializeOwned;
 use crate::RunError;
 
 pub const RUN_JSON: &str = "run.json";
+/// Cached answers of the run's LLM judge, one file per (model, prompt) hash.
+pub const JUDGE_CACHE: &str = "judge-cache";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT_MD: &str = "report.md";
 pub const TRIALS: &str = "trials";

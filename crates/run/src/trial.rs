@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use bureau_agents::{Recorder, ToolSession, TurnInput, TurnLimits};
-use bureau_check::CheckProgram;
-use bureau_check::eval::{CheckLimits, evaluate};
+use bureau_check::eval::{CheckLimits, evaluate_judged};
 use bureau_check::metrics::trial_score;
+use bureau_check::{CheckProgram, Judge};
 use bureau_core::log::Actor;
 use bureau_core::result::{AttemptRecord, TrialResult, TrialScore, TrialStatus, Usage};
 use bureau_core::task::{Task, check_rel_path};
@@ -53,6 +53,13 @@ pub struct AttemptOutcome {
     pub retryable: bool,
 }
 
+/// How verdicts are reached: the check limits and the LLM judge (for `judge = ...` items).
+#[derive(Clone, Copy, Default)]
+pub struct Scoring<'a> {
+    pub limits: CheckLimits,
+    pub judge: Option<&'a dyn Judge>,
+}
+
 /// Run one attempt of `task` with the agent `spec` in `dir` (which must exist), writing the
 /// trial files there. Never panics and never fails: every failure is an `error` outcome.
 pub fn run_attempt(
@@ -61,7 +68,7 @@ pub fn run_attempt(
     factory: &AgentFactory<'_>,
     spec: &str,
     dir: &Path,
-    limits: &CheckLimits,
+    scoring: &Scoring<'_>,
 ) -> AttemptOutcome {
     let started = Instant::now();
     let mut verdicts: Vec<Verdict> = Vec::new();
@@ -86,7 +93,7 @@ pub fn run_attempt(
                 factory,
                 spec,
                 dir,
-                limits,
+                scoring,
                 recorder,
                 &mut world,
                 &mut verdicts,
@@ -210,7 +217,7 @@ fn drive(
     factory: &AgentFactory<'_>,
     spec: &str,
     dir: &Path,
-    limits: &CheckLimits,
+    scoring: &Scoring<'_>,
     recorder: &Recorder,
     world_slot: &mut Option<Arc<Mutex<World>>>,
     verdicts: &mut Vec<Verdict>,
@@ -275,23 +282,25 @@ fn drive(
             .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
         rundir::write_json(&snapshots.join(format!("turn-{n}.json")), &snap)
             .map_err(|e| format!("turn {n}: {e}"))?;
-        verdicts.extend(evaluate(
+        verdicts.extend(evaluate_judged(
             task,
             program,
             &w,
             &recorder.steps(),
             TurnRef::Turn(n),
-            limits,
+            &scoring.limits,
+            scoring.judge,
         ));
     }
     let w = lock(&world);
-    verdicts.extend(evaluate(
+    verdicts.extend(evaluate_judged(
         task,
         program,
         &w,
         &recorder.steps(),
         TurnRef::Final,
-        limits,
+        &scoring.limits,
+        scoring.judge,
     ));
     Ok(())
 }
@@ -420,7 +429,7 @@ pub(crate) struct TrialJob<'a> {
 pub(crate) fn run_trial(
     job: &TrialJob<'_>,
     factory: &AgentFactory<'_>,
-    limits: &CheckLimits,
+    scoring: &Scoring<'_>,
     max_attempts: u32,
 ) -> Result<TrialResult, RunError> {
     let attempts_dir = job.dir.join(ATTEMPTS);
@@ -434,7 +443,14 @@ pub(crate) fn run_trial(
         made += 1;
         let dir = attempts_dir.join(k.to_string());
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        let outcome = run_attempt(job.task, job.program, factory, job.agent_spec, &dir, limits);
+        let outcome = run_attempt(
+            job.task,
+            job.program,
+            factory,
+            job.agent_spec,
+            &dir,
+            scoring,
+        );
         let record = AttemptRecord {
             attempt: k,
             status: outcome.status,

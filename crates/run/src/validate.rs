@@ -9,13 +9,13 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use bureau_agents::make_agent;
-use bureau_check::{CheckLimits, CheckProgram, load_checks};
+use bureau_check::{CheckProgram, load_checks};
 use bureau_core::result::TrialStatus;
 use bureau_core::suite::{Target, display_name};
 use bureau_core::task::Task;
 use bureau_world::World;
 
-use crate::trial::{AttemptOutcome, run_attempt};
+use crate::trial::{AttemptOutcome, Scoring, run_attempt};
 
 /// How many times the oracle runs to prove its verdicts are reproducible.
 pub const ORACLE_RUNS: usize = 3;
@@ -119,7 +119,7 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
         }
     }
 
-    let limits = CheckLimits::default();
+    let scoring = Scoring::default();
     let attempt = |spec: &str| -> Result<AttemptOutcome, String> {
         let dir = tempfile::Builder::new()
             .prefix("bureau-validate-")
@@ -131,7 +131,7 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
             &make_agent,
             spec,
             dir.path(),
-            &limits,
+            &scoring,
         ))
     };
 

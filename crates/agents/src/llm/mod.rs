@@ -23,6 +23,7 @@
 //! text that echoes it.
 
 pub mod config;
+pub mod judge;
 pub mod pricing;
 
 mod anthropic;
@@ -41,6 +42,7 @@ pub use config::{
     AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
     Sampling,
 };
+pub use judge::LlmJudge;
 pub use pricing::{Totals, cost_usd};
 
 use crate::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
