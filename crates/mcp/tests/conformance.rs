@@ -182,7 +182,19 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
     let dir = tempfile::tempdir().unwrap();
     let task_dir = dir.path().join("memo");
     write_memo_task(&task_dir, "memo");
+    // conformance.py calls the files, mail and calendar tools: the office offers those apps.
+    let toml = std::fs::read_to_string(task_dir.join("task.toml")).unwrap();
+    std::fs::write(
+        task_dir.join("task.toml"),
+        toml.replacen(
+            "apps = [\"files\", \"mail\"]",
+            "apps = [\"files\", \"mail\", \"calendar\"]",
+            1,
+        ),
+    )
+    .unwrap();
     let task = Task::load(&task_dir).unwrap();
+    assert!(task.apps.iter().any(|a| a == "calendar"));
 
     let a = trial(&task, &dir.path().join("world-a"));
     let b = trial(&task, &dir.path().join("world-b"));
