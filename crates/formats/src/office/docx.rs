@@ -150,6 +150,7 @@ struct StyleInfo {
     name: String,
     outline: Option<u8>,
     numbered: bool,
+    ilvl: Option<u8>,
 }
 
 fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, FormatError> {
@@ -158,7 +159,7 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
     walk_xml(file, "word/styles.xml", xml, |ev| match ev {
         Xml::Start { name, attrs } if name == b"style" => {
             let id = attr(&attrs, b"styleId").unwrap_or_default().to_string();
-            cur = Some((id.clone(), StyleInfo { name: id, outline: None, numbered: false }));
+            cur = Some((id.clone(), StyleInfo { name: id, outline: None, numbered: false, ilvl: None }));
         }
         Xml::Empty { name, attrs } | Xml::Start { name, attrs } => {
             if let Some((_, s)) = cur.as_mut() {
@@ -166,6 +167,7 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
                     b"name" => s.name = attr(&attrs, b"val").unwrap_or_default().to_string(),
                     b"outlineLvl" => s.outline = attr(&attrs, b"val").and_then(|v| v.parse().ok()),
                     b"numId" => s.numbered = attr(&attrs, b"val").is_some_and(|v| v != "0"),
+                    b"ilvl" => s.ilvl = attr(&attrs, b"val").and_then(|v| v.parse().ok()),
                     _ => {}
                 }
             }
@@ -178,6 +180,30 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
         _ => {}
     })?;
     Ok(styles)
+}
+
+/// Word stores some built-in style names in lower case ("heading 1", "title"); show them as
+/// Word and python-docx do ("Heading 1", "Title").
+fn display_name(name: &str) -> String {
+    let builtin = ["heading ", "title", "subtitle", "caption", "header", "footer", "normal"];
+    if builtin.iter().any(|b| name.starts_with(b)) {
+        let mut c = name.chars();
+        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+    } else {
+        name.to_string()
+    }
+}
+
+/// The nesting of Word's numbered list styles: "List Bullet 2" → 1, "List Number 3" → 2.
+fn list_style_level(style: &str) -> u8 {
+    let lower = style.to_ascii_lowercase();
+    if lower.starts_with("list")
+        && let Some(n) = lower.rsplit(' ').next().and_then(|n| n.parse::<u8>().ok())
+        && (2..=9).contains(&n)
+    {
+        return n - 1;
+    }
+    0
 }
 
 /// Heading level from a style's display name or id: "Heading 2"/"heading 2"/"Heading2" → 2,
@@ -345,7 +371,7 @@ fn finish_para(p: ParaBuild, tables: &mut [TableBuild], doc: &mut Docx, styles: 
     }
     let info = styles.get(&p.style_id);
     let style = match (info, p.style_id.as_str()) {
-        (Some(s), _) => s.name.clone(),
+        (Some(s), _) => display_name(&s.name),
         (None, "") => "Normal".to_string(),
         (None, id) => id.to_string(),
     };
@@ -355,7 +381,11 @@ fn finish_para(p: ParaBuild, tables: &mut [TableBuild], doc: &mut Docx, styles: 
         Some(id) => id != "0",
         None => info.is_some_and(|s| s.numbered) || style.to_ascii_lowercase().starts_with("list "),
     };
-    let list_level = if heading.is_none() && numbered { Some(p.ilvl.unwrap_or(0)) } else { None };
+    let list_level = if heading.is_none() && numbered {
+        Some(p.ilvl.or(info.and_then(|s| s.ilvl)).unwrap_or_else(|| list_style_level(&style)))
+    } else {
+        None
+    };
     doc.blocks.push(Block::Paragraph(doc.paragraphs.len()));
     doc.paragraphs.push(Paragraph { style, heading_level: heading, text: p.text, list_level });
 }
@@ -428,7 +458,7 @@ pub fn write_docx(file: &str, blocks: &[WriteBlock]) -> Result<Vec<u8>, FormatEr
                 );
             }
             WriteBlock::Paragraph { text } => {
-                d = d.add_paragraph(text_paragraph(docx_rs::Paragraph::new(), text));
+                d = d.add_paragraph(text_paragraph(docx_rs::Paragraph::new(), text).style("Normal"));
             }
             WriteBlock::Bullets { items } => {
                 for item in items {
