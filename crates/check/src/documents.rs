@@ -39,18 +39,18 @@ fn bytes(f: &str, path: &str, eval: &Evaluator<'_, '_, '_>) -> starlark::Result<
 fn to_value<'v>(heap: Heap<'v>, v: &J) -> Value<'v> {
     match v {
         J::Object(m) => heap.alloc(AllocStruct(
-            m.iter().map(|(k, x)| (k.clone(), to_value(heap, x))).collect::<Vec<_>>(),
+            m.iter()
+                .map(|(k, x)| (k.clone(), to_value(heap, x)))
+                .collect::<Vec<_>>(),
         )),
-        J::Array(a) => heap.alloc(AllocList(a.iter().map(|x| to_value(heap, x)).collect::<Vec<_>>())),
+        J::Array(a) => heap.alloc(AllocList(
+            a.iter().map(|x| to_value(heap, x)).collect::<Vec<_>>(),
+        )),
         other => heap.alloc(other.clone()),
     }
 }
 
-fn read<T>(
-    f: &str,
-    path: &str,
-    r: Result<T, bureau_formats::FormatError>,
-) -> starlark::Result<T> {
+fn read<T>(f: &str, path: &str, r: Result<T, bureau_formats::FormatError>) -> starlark::Result<T> {
     r.or_else(|e| fail(format!("{f}(\"{path}\"): {e}")))
 }
 

@@ -97,7 +97,11 @@ impl Fixture {
         write(&t, "task.toml", TASK_TOML.as_bytes());
         write(&t, "checks.star", CHECKS.as_bytes());
         write(&t, "world/files/notes.md", b"# Notes\nplain\n");
-        write(&t, "world/files/broken.docx", b"PK\x03\x04this is not a zip");
+        write(
+            &t,
+            "world/files/broken.docx",
+            b"PK\x03\x04this is not a zip",
+        );
         let deck = office::write_pptx(&[
             ("Kickoff".into(), "Agenda".into(), "Welcome everyone".into()),
             ("Budget".into(), "Total 11,917".into(), String::new()),
@@ -105,10 +109,18 @@ impl Fixture {
         .unwrap();
         write(&t, "world/files/deck.pptx", &deck);
         let task = Task::load(&t).unwrap_or_else(|e| panic!("{e}"));
-        let program = load_checks(&task).unwrap_or_else(|e| panic!("{e}")).unwrap();
-        let mut world = World::build(&task, &dir.path().join("run")).unwrap_or_else(|e| panic!("{e}"));
+        let program = load_checks(&task)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap();
+        let mut world =
+            World::build(&task, &dir.path().join("run")).unwrap_or_else(|e| panic!("{e}"));
         world.begin_turn(&task.turns[0]).unwrap();
-        let mut f = Fixture { _dir: dir, task, program, world };
+        let mut f = Fixture {
+            _dir: dir,
+            task,
+            program,
+            world,
+        };
         f.ok(
             "files_write_docx",
             json!({"path": "out/memo.docx", "blocks": [
@@ -119,7 +131,10 @@ impl Fixture {
                 {"type": "table", "rows": [["Who", "Task", "Cost"], ["Sam", "Bus", "1,200"]]}
             ]}),
         );
-        f.ok("files_export_pdf", json!({"source": "out/memo.docx", "path": "out/memo.pdf"}));
+        f.ok(
+            "files_export_pdf",
+            json!({"source": "out/memo.docx", "path": "out/memo.pdf"}),
+        );
         f
     }
 
@@ -132,7 +147,14 @@ impl Fixture {
         let mut item = self.task.rubric[0].clone();
         item.id = name.into();
         item.evaluator = Evaluator::Check(name.into());
-        evaluate_item(&self.task, Some(&self.program), &self.world, &[], &item, &CheckLimits::default())
+        evaluate_item(
+            &self.task,
+            Some(&self.program),
+            &self.world,
+            &[],
+            &item,
+            &CheckLimits::default(),
+        )
     }
 
     fn detail(&self, name: &str) -> String {
@@ -167,7 +189,12 @@ fn pptx_and_pdf_and_read_text() {
     assert_eq!(d["titles"], json!(["Kickoff", "Budget"]));
     assert_eq!(d["numbers"], json!([1, 2]));
     assert_eq!(d["notes"], "Welcome everyone");
-    assert!(d["text"].as_str().unwrap().starts_with("## Slide 1: Kickoff\nAgenda\nNotes: Welcome everyone\n"));
+    assert!(
+        d["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Slide 1: Kickoff\nAgenda\nNotes: Welcome everyone\n")
+    );
     let d: Value = serde_json::from_str(&f.detail("pdf_detail")).unwrap();
     assert_eq!(d, json!({"pages": 1, "first": true, "text": "## Page 1"}));
     assert_eq!(
@@ -181,8 +208,14 @@ fn corrupt_missing_or_mistyped_files_are_check_errors_with_the_reason() {
     let f = Fixture::new();
     for (name, needles) in [
         ("corrupt", &["docx(\"broken.docx\")", "corrupt"][..]),
-        ("missing", &["pdf(\"nope.pdf\")", "no such file", "w.files.exists"][..]),
-        ("wrong_kind", &["pptx(\"out/memo.docx\")", "ppt/presentation.xml"][..]),
+        (
+            "missing",
+            &["pdf(\"nope.pdf\")", "no such file", "w.files.exists"][..],
+        ),
+        (
+            "wrong_kind",
+            &["pptx(\"out/memo.docx\")", "ppt/presentation.xml"][..],
+        ),
     ] {
         let v = f.check(name);
         assert_eq!(v.status, VerdictStatus::Error, "{name}");

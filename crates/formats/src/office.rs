@@ -52,7 +52,10 @@ pub const MAX_PDF_PAGES: usize = 5_000;
 pub const MAX_TEXT_CHARS: usize = 20 * 1024 * 1024;
 
 pub(crate) fn invalid(file: &str, reason: String) -> FormatError {
-    FormatError::InvalidDocument { file: file.to_string(), reason }
+    FormatError::InvalidDocument {
+        file: file.to_string(),
+        reason,
+    }
 }
 
 /// The kinds of file [`to_text`] reads.
@@ -143,7 +146,10 @@ impl Format {
     }
 
     fn by_extension(name: &str) -> Format {
-        let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+        let ext = name
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
         match ext.as_str() {
             "docx" | "docm" => Format::Docx,
             "pptx" | "pptm" => Format::Pptx,
@@ -184,7 +190,10 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
     if bytes.len() > MAX_INPUT_BYTES {
         return Err(invalid(
             name,
-            format!("the file is {} bytes, more than the {MAX_INPUT_BYTES} that can be read", bytes.len()),
+            format!(
+                "the file is {} bytes, more than the {MAX_INPUT_BYTES} that can be read",
+                bytes.len()
+            ),
         ));
     }
     let format = Format::detect(name, bytes);
@@ -194,10 +203,16 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
         Format::Pdf => read_pdf(name, bytes)?.to_text(),
         Format::Sheet => {
             let ext_ok = matches!(
-                name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).as_deref(),
+                name.rsplit_once('.')
+                    .map(|(_, e)| e.to_ascii_lowercase())
+                    .as_deref(),
                 Some("xlsx" | "xlsm" | "csv" | "tsv")
             );
-            let sheet_name = if ext_ok { name.to_string() } else { format!("{name}.xlsx") };
+            let sheet_name = if ext_ok {
+                name.to_string()
+            } else {
+                format!("{name}.xlsx")
+            };
             crate::sheet::read_file(&sheet_name, bytes)?.to_text()
         }
         Format::Html => crate::text::html_to_text(&utf8(name, bytes)?),
@@ -213,7 +228,8 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
         Format::Json => {
             let v: serde_json::Value = serde_json::from_slice(bytes)
                 .map_err(|e| invalid(name, format!("not valid JSON ({e})")))?;
-            let mut s = serde_json::to_string_pretty(&v).map_err(|e| invalid(name, e.to_string()))?;
+            let mut s =
+                serde_json::to_string_pretty(&v).map_err(|e| invalid(name, e.to_string()))?;
             s.push('\n');
             s
         }
@@ -242,7 +258,10 @@ fn utf8(name: &str, bytes: &[u8]) -> Result<String, FormatError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => Err(invalid(name, format!("not UTF-8 text ({e}); save it as UTF-8"))),
+        Err(e) => Err(invalid(
+            name,
+            format!("not UTF-8 text ({e}); save it as UTF-8"),
+        )),
     }
 }
 
@@ -252,7 +271,8 @@ fn is_binary(bytes: &[u8]) -> bool {
 }
 
 fn mail_to_text(m: &crate::mail::ParsedMail) -> String {
-    let list = |v: &[crate::mail::Address]| v.iter().map(|a| a.display()).collect::<Vec<_>>().join(", ");
+    let list =
+        |v: &[crate::mail::Address]| v.iter().map(|a| a.display()).collect::<Vec<_>>().join(", ");
     let mut out = String::new();
     if let Some(f) = &m.from {
         out.push_str(&format!("From: {}\n", f.display()));
@@ -268,7 +288,10 @@ fn mail_to_text(m: &crate::mail::ParsedMail) -> String {
     }
     out.push_str(&format!("Subject: {}\n", m.subject));
     for a in &m.attachments {
-        out.push_str(&format!("Attachment: {} ({}, {} bytes)\n", a.filename, a.content_type, a.size));
+        out.push_str(&format!(
+            "Attachment: {} ({}, {} bytes)\n",
+            a.filename, a.content_type, a.size
+        ));
     }
     out.push('\n');
     out.push_str(&m.text);
@@ -288,7 +311,11 @@ fn events_to_text(events: &[crate::calendar::CalEvent]) -> String {
         if e.all_day {
             out.push_str(&format!("When: {} (all day)\n", e.start.format("%Y-%m-%d")));
         } else {
-            out.push_str(&format!("When: {} to {}\n", e.start.to_rfc3339(), e.end.to_rfc3339()));
+            out.push_str(&format!(
+                "When: {} to {}\n",
+                e.start.to_rfc3339(),
+                e.end.to_rfc3339()
+            ));
         }
         if !e.location.is_empty() {
             out.push_str(&format!("Where: {}\n", e.location));

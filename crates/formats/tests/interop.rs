@@ -39,10 +39,20 @@ fn python(script: &str, args: &[&Path]) -> String {
 
 fn blocks() -> Vec<WriteBlock> {
     vec![
-        WriteBlock::Heading { level: 1, text: "Offsite plan".into() },
-        WriteBlock::Paragraph { text: "We meet in Delft on 12 March, café at 9.".into() },
-        WriteBlock::Heading { level: 2, text: "To do".into() },
-        WriteBlock::Bullets { items: vec!["Book the bus".into(), "Print badges".into()] },
+        WriteBlock::Heading {
+            level: 1,
+            text: "Offsite plan".into(),
+        },
+        WriteBlock::Paragraph {
+            text: "We meet in Delft on 12 March, café at 9.".into(),
+        },
+        WriteBlock::Heading {
+            level: 2,
+            text: "To do".into(),
+        },
+        WriteBlock::Bullets {
+            items: vec!["Book the bus".into(), "Print badges".into()],
+        },
         WriteBlock::Table {
             rows: vec![
                 vec!["Who".into(), "Task".into(), "Cost".into()],
@@ -80,7 +90,10 @@ print(json.dumps({
             ["List Bullet", "Print badges"],
         ])
     );
-    assert_eq!(v["tables"], json!([[["Who", "Task", "Cost"], ["Sam", "Bus", "1,200"]]]));
+    assert_eq!(
+        v["tables"],
+        json!([[["Who", "Task", "Cost"], ["Sam", "Bus", "1,200"]]])
+    );
 }
 
 #[test]
@@ -109,9 +122,15 @@ d.save(sys.argv[1])
     );
     let bytes = std::fs::read(&path).unwrap();
     let d = office::read_docx("theirs.docx", &bytes).unwrap();
-    assert_eq!(d.headings(), vec![(0, "Quarterly report"), (1, "Summary"), (2, "Details")]);
-    let styled: Vec<(&str, Option<u8>)> =
-        d.paragraphs.iter().map(|p| (p.style.as_str(), p.list_level)).collect();
+    assert_eq!(
+        d.headings(),
+        vec![(0, "Quarterly report"), (1, "Summary"), (2, "Details")]
+    );
+    let styled: Vec<(&str, Option<u8>)> = d
+        .paragraphs
+        .iter()
+        .map(|p| (p.style.as_str(), p.list_level))
+        .collect();
     assert_eq!(
         styled,
         vec![
@@ -127,7 +146,10 @@ d.save(sys.argv[1])
     );
     assert_eq!(
         d.tables,
-        vec![vec![vec!["Region".to_string(), "Total".into()], vec!["North".into(), "11917".into()]]]
+        vec![vec![
+            vec!["Region".to_string(), "Total".into()],
+            vec!["North".into(), "11917".into()]
+        ]]
     );
     assert_eq!(
         d.to_text(),
@@ -137,7 +159,11 @@ d.save(sys.argv[1])
 
 fn libreoffice() -> &'static str {
     for bin in ["libreoffice", "soffice"] {
-        if Command::new(bin).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(bin)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return bin;
         }
     }
@@ -149,14 +175,25 @@ fn libreoffice() -> &'static str {
 /// `libreoffice --headless --convert-to <to>` of `input` into `dir`, with a private profile.
 fn convert(bin: &str, input: &Path, to: &str, dir: &Path) {
     let out = Command::new(bin)
-        .arg(format!("-env:UserInstallation=file://{}", dir.join("profile").display()))
+        .arg(format!(
+            "-env:UserInstallation=file://{}",
+            dir.join("profile").display()
+        ))
         .args(["--headless", "--convert-to", to, "--outdir"])
         .arg(dir)
         .arg(input)
         .output()
         .expect("libreoffice runs");
-    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && !log.contains("Error:"), "libreoffice failed on {}: {log}", input.display());
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && !log.contains("Error:"),
+        "libreoffice failed on {}: {log}",
+        input.display()
+    );
 }
 
 #[test]
@@ -168,17 +205,44 @@ fn libreoffice_opens_bureau_docx_and_pdf() {
     std::fs::write(&docx, office::write_docx("plan.docx", &blocks()).unwrap()).unwrap();
     convert(bin, &docx, "txt:Text (encoded):UTF8", dir.path());
     let txt = std::fs::read_to_string(dir.path().join("plan.txt")).unwrap();
-    for want in ["Offsite plan", "café at 9", "Book the bus", "Print badges", "Who", "1,200"] {
-        assert!(txt.contains(want), "LibreOffice's text lacks {want:?}:\n{txt}");
+    for want in [
+        "Offsite plan",
+        "café at 9",
+        "Book the bus",
+        "Print badges",
+        "Who",
+        "1,200",
+    ] {
+        assert!(
+            txt.contains(want),
+            "LibreOffice's text lacks {want:?}:\n{txt}"
+        );
     }
     // The same .docx → .pdf by LibreOffice, read back by Bureau.
     convert(bin, &docx, "pdf", dir.path());
-    let pdf = office::read_pdf("plan.pdf", &std::fs::read(dir.path().join("plan.pdf")).unwrap()).unwrap();
-    assert!(pdf.pages.iter().any(|p| p.contains("Offsite plan") && p.contains("Print badges")), "{:?}", pdf.pages);
+    let pdf = office::read_pdf(
+        "plan.pdf",
+        &std::fs::read(dir.path().join("plan.pdf")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        pdf.pages
+            .iter()
+            .any(|p| p.contains("Offsite plan") && p.contains("Print badges")),
+        "{:?}",
+        pdf.pages
+    );
     // Bureau's own PDF opens in LibreOffice Draw, which sees its text (exported as SVG).
     let ours = dir.path().join("ours.pdf");
-    std::fs::write(&ours, office::write_pdf("Ours", "# Budget memo\n\n- Total: 11,917.00 EUR\n")).unwrap();
+    std::fs::write(
+        &ours,
+        office::write_pdf("Ours", "# Budget memo\n\n- Total: 11,917.00 EUR\n"),
+    )
+    .unwrap();
     convert(bin, &ours, "svg", dir.path());
     let svg = std::fs::read_to_string(dir.path().join("ours.svg")).unwrap();
-    assert!(svg.contains("Budget memo") && svg.contains("11,917.00"), "LibreOffice did not see the PDF's text");
+    assert!(
+        svg.contains("Budget memo") && svg.contains("11,917.00"),
+        "LibreOffice did not see the PDF's text"
+    );
 }

@@ -86,25 +86,50 @@ fn write_docx_then_read_it_back_as_text() {
         "# Offsite\n\nBudget: 4,200 EUR.\n\n- badges\n- bus\n\n| Who | Task |\n|---|---|\n| Sam | bus |\n"
     );
     let last = w.log().last().unwrap();
-    assert_eq!((last.service.as_str(), last.action.as_str()), ("files", "write_docx"));
+    assert_eq!(
+        (last.service.as_str(), last.action.as_str()),
+        ("files", "write_docx")
+    );
     assert_eq!(last.payload["path"], "out/memo.docx");
     // Overwrite reports created = false.
-    assert_eq!(ok(&mut w, "files_write_docx", memo_args())["created"], false);
+    assert_eq!(
+        ok(&mut w, "files_write_docx", memo_args())["created"],
+        false
+    );
 }
 
 #[test]
 fn export_pdf_from_markdown_and_docx() {
     let (_d, mut w) = setup();
-    let r = ok(&mut w, "files_export_pdf", json!({"source": "notes.md", "path": "notes.pdf"}));
+    let r = ok(
+        &mut w,
+        "files_export_pdf",
+        json!({"source": "notes.md", "path": "notes.pdf"}),
+    );
     assert_eq!(r["pages"], 1);
     let read = ok(&mut w, "files_read", json!({"path": "notes.pdf"}));
     assert_eq!(read["format"], "pdf");
     let text = read["text"].as_str().unwrap();
-    assert!(text.starts_with("## Page 1\n") && text.contains("Offsite notes") && text.contains("book the bus"), "{text}");
+    assert!(
+        text.starts_with("## Page 1\n")
+            && text.contains("Offsite notes")
+            && text.contains("book the bus"),
+        "{text}"
+    );
     ok(&mut w, "files_write_docx", memo_args());
-    ok(&mut w, "files_export_pdf", json!({"source": "out/memo.docx", "path": "out/memo.pdf"}));
-    let text = ok(&mut w, "files_read", json!({"path": "out/memo.pdf"}))["text"].as_str().unwrap().to_string();
-    assert!(text.contains("Budget: 4,200 EUR.") && text.contains("Sam"), "{text}");
+    ok(
+        &mut w,
+        "files_export_pdf",
+        json!({"source": "out/memo.docx", "path": "out/memo.pdf"}),
+    );
+    let text = ok(&mut w, "files_read", json!({"path": "out/memo.pdf"}))["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("Budget: 4,200 EUR.") && text.contains("Sam"),
+        "{text}"
+    );
     let last = w.log().last().unwrap();
     assert_eq!(last.action, "export_pdf");
     assert_eq!(last.payload["source"], "out/memo.docx");
@@ -114,17 +139,46 @@ fn export_pdf_from_markdown_and_docx() {
 fn bad_calls_say_what_to_fix_and_change_nothing() {
     let (_d, mut w) = setup();
     let before = w.log().len();
-    assert!(err(&mut w, "files_write_docx", json!({"path": "memo.txt", "blocks": []})).contains("must end with .docx"));
     assert!(
-        err(&mut w, "files_write_docx", json!({"path": "m.docx", "blocks": [{"type": "heading", "level": 9, "text": "x"}]}))
-            .contains("1 to 6")
+        err(
+            &mut w,
+            "files_write_docx",
+            json!({"path": "memo.txt", "blocks": []})
+        )
+        .contains("must end with .docx")
     );
     assert!(
-        err(&mut w, "files_write_docx", json!({"path": "m.docx", "blocks": [{"type": "image", "src": "x"}]}))
-            .contains("invalid arguments")
+        err(
+            &mut w,
+            "files_write_docx",
+            json!({"path": "m.docx", "blocks": [{"type": "heading", "level": 9, "text": "x"}]})
+        )
+        .contains("1 to 6")
     );
-    assert!(err(&mut w, "files_export_pdf", json!({"source": "missing.md", "path": "x.pdf"})).contains("no file"));
-    assert!(err(&mut w, "files_export_pdf", json!({"source": "notes.md", "path": "x.docx"})).contains(".pdf"));
+    assert!(
+        err(
+            &mut w,
+            "files_write_docx",
+            json!({"path": "m.docx", "blocks": [{"type": "image", "src": "x"}]})
+        )
+        .contains("invalid arguments")
+    );
+    assert!(
+        err(
+            &mut w,
+            "files_export_pdf",
+            json!({"source": "missing.md", "path": "x.pdf"})
+        )
+        .contains("no file")
+    );
+    assert!(
+        err(
+            &mut w,
+            "files_export_pdf",
+            json!({"source": "notes.md", "path": "x.docx"})
+        )
+        .contains(".pdf")
+    );
     assert!(!w.files().exists("m.docx") && !w.files().exists("x.pdf"));
     assert_eq!(w.log().len(), before);
 }
@@ -132,12 +186,19 @@ fn bad_calls_say_what_to_fix_and_change_nothing() {
 #[test]
 fn corrupt_office_file_is_a_tool_error_with_the_reason() {
     let (_d, mut w) = setup();
-    std::fs::write(w.workspace().join("broken.docx"), b"PK\x03\x04garbage\x00\x01").unwrap();
+    std::fs::write(
+        w.workspace().join("broken.docx"),
+        b"PK\x03\x04garbage\x00\x01",
+    )
+    .unwrap();
     let m = err(&mut w, "files_read", json!({"path": "broken.docx"}));
     assert!(m.contains("broken.docx") && m.contains("corrupt"), "{m}");
     // An unknown binary is still reported as binary, not an error.
     std::fs::write(w.workspace().join("photo.raw"), [0u8, 1, 2, 3]).unwrap();
-    assert_eq!(ok(&mut w, "files_read", json!({"path": "photo.raw"}))["binary"], true);
+    assert_eq!(
+        ok(&mut w, "files_read", json!({"path": "photo.raw"}))["binary"],
+        true
+    );
 }
 
 #[test]
@@ -151,7 +212,13 @@ fn snapshot_restore_brings_back_the_document() {
         "files_write_docx",
         json!({"path": "out/memo.docx", "blocks": [{"type": "paragraph", "text": "changed"}]}),
     );
-    assert_eq!(ok(&mut w, "files_read", json!({"path": "out/memo.docx"}))["text"], "changed\n");
+    assert_eq!(
+        ok(&mut w, "files_read", json!({"path": "out/memo.docx"}))["text"],
+        "changed\n"
+    );
     w.restore(&snap).unwrap();
-    assert_eq!(ok(&mut w, "files_read", json!({"path": "out/memo.docx"}))["text"], first);
+    assert_eq!(
+        ok(&mut w, "files_read", json!({"path": "out/memo.docx"}))["text"],
+        first
+    );
 }

@@ -28,22 +28,36 @@ pub fn pdf_read(data: &[u8]) {
 
 /// The dispatcher under every extension; the first byte picks the extension.
 pub fn to_text(data: &[u8]) {
-    const EXTS: [&str; 14] =
-        ["docx", "pptx", "pdf", "xlsx", "csv", "html", "md", "json", "yaml", "vcf", "eml", "ics", "txt", "bin"];
-    let Some((first, rest)) = data.split_first() else { return };
+    const EXTS: [&str; 14] = [
+        "docx", "pptx", "pdf", "xlsx", "csv", "html", "md", "json", "yaml", "vcf", "eml", "ics",
+        "txt", "bin",
+    ];
+    let Some((first, rest)) = data.split_first() else {
+        return;
+    };
     let ext = EXTS[usize::from(*first) % EXTS.len()];
     let _ = office::to_text(&format!("fuzz.{ext}"), rest);
 }
 
 fn seeds(target: &str) -> Vec<Vec<u8>> {
     let blocks = vec![
-        WriteBlock::Heading { level: 1, text: "Plan".into() },
-        WriteBlock::Paragraph { text: "Budget 11,917.00".into() },
-        WriteBlock::Bullets { items: vec!["a".into(), "b".into()] },
-        WriteBlock::Table { rows: vec![vec!["x".into(), "y".into()], vec!["1".into(), "2".into()]] },
+        WriteBlock::Heading {
+            level: 1,
+            text: "Plan".into(),
+        },
+        WriteBlock::Paragraph {
+            text: "Budget 11,917.00".into(),
+        },
+        WriteBlock::Bullets {
+            items: vec!["a".into(), "b".into()],
+        },
+        WriteBlock::Table {
+            rows: vec![vec!["x".into(), "y".into()], vec!["1".into(), "2".into()]],
+        },
     ];
     let docx = office::write_docx("seed.docx", &blocks).unwrap_or_default();
-    let pptx = office::write_pptx(&[("T".into(), "body\nmore".into(), "notes".into())]).unwrap_or_default();
+    let pptx = office::write_pptx(&[("T".into(), "body\nmore".into(), "notes".into())])
+        .unwrap_or_default();
     let pdf = office::write_pdf("seed", "# Title\n\n- item\n| a | b |\nbody\n");
     match target {
         "docx_read" => vec![docx],
@@ -80,7 +94,11 @@ impl Rng {
         self.0
     }
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
@@ -121,11 +139,18 @@ fn mutate(rng: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
 /// The stable-Rust driver (see the module docs).
 pub fn run_corpus(target: &str, f: fn(&[u8])) {
     let args: Vec<String> = std::env::args().collect();
-    let dir = args.get(1).map(PathBuf::from).unwrap_or_else(|| Path::new("corpus").join(target));
+    let dir = args
+        .get(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new("corpus").join(target));
     let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60);
     let _ = std::fs::create_dir_all(&dir);
     let mut corpus: Vec<Vec<u8>> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().filter_map(|e| std::fs::read(e.path()).ok()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| std::fs::read(e.path()).ok())
+                .collect()
+        })
         .unwrap_or_default();
     if corpus.is_empty() {
         for (i, s) in seeds(target).into_iter().enumerate() {
@@ -168,5 +193,7 @@ pub fn run_corpus(target: &str, f: fn(&[u8])) {
 }
 
 fn fxhash(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

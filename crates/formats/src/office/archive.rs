@@ -47,7 +47,11 @@ impl<'a> Archive<'a> {
                 ),
             ));
         }
-        Ok(Archive { file: file.to_string(), zip, inflated: Cell::new(0) })
+        Ok(Archive {
+            file: file.to_string(),
+            zip,
+            inflated: Cell::new(0),
+        })
     }
 
     /// Names of the entries, in archive order.
@@ -113,7 +117,9 @@ impl<'a> Archive<'a> {
             Some(b) => Ok(b),
             None => Err(invalid(
                 &self.file,
-                format!("not a valid {kind}: the archive has no {name}; the file is damaged or of another type"),
+                format!(
+                    "not a valid {kind}: the archive has no {name}; the file is damaged or of another type"
+                ),
             )),
         }
     }
@@ -131,10 +137,18 @@ fn bomb(file: &str, name: &str, size: u64) -> FormatError {
 /// One XML event, with names reduced to their local part (no namespace prefix).
 #[derive(Debug)]
 pub(crate) enum Xml {
-    Start { name: Vec<u8>, attrs: Vec<(Vec<u8>, String)> },
+    Start {
+        name: Vec<u8>,
+        attrs: Vec<(Vec<u8>, String)>,
+    },
     /// An empty element `<x/>`: a start immediately followed by its end.
-    Empty { name: Vec<u8>, attrs: Vec<(Vec<u8>, String)> },
-    End { name: Vec<u8> },
+    Empty {
+        name: Vec<u8>,
+        attrs: Vec<(Vec<u8>, String)>,
+    },
+    End {
+        name: Vec<u8>,
+    },
     Text(String),
 }
 
@@ -152,7 +166,10 @@ pub(crate) fn walk_xml(
     let mut buf = Vec::new();
     let mut depth = 0usize;
     let bad = |e: &dyn std::fmt::Display| {
-        invalid(file, format!("{part} is not well-formed XML ({e}); the document is corrupt"))
+        invalid(
+            file,
+            format!("{part} is not well-formed XML ({e}); the document is corrupt"),
+        )
     };
     loop {
         buf.clear();
@@ -168,14 +185,20 @@ pub(crate) fn walk_xml(
                         ),
                     ));
                 }
-                f(Xml::Start { name: e.local_name().as_ref().to_vec(), attrs: attrs(&e, reader.decoder()) });
+                f(Xml::Start {
+                    name: e.local_name().as_ref().to_vec(),
+                    attrs: attrs(&e, reader.decoder()),
+                });
             }
-            Event::Empty(e) => {
-                f(Xml::Empty { name: e.local_name().as_ref().to_vec(), attrs: attrs(&e, reader.decoder()) })
-            }
+            Event::Empty(e) => f(Xml::Empty {
+                name: e.local_name().as_ref().to_vec(),
+                attrs: attrs(&e, reader.decoder()),
+            }),
             Event::End(e) => {
                 depth = depth.saturating_sub(1);
-                f(Xml::End { name: e.local_name().as_ref().to_vec() });
+                f(Xml::End {
+                    name: e.local_name().as_ref().to_vec(),
+                });
             }
             Event::Text(t) => {
                 let s = t.decode().map_err(|e| bad(&e))?;
@@ -204,7 +227,10 @@ pub(crate) fn walk_xml(
     }
 }
 
-fn attrs(e: &quick_xml::events::BytesStart<'_>, decoder: quick_xml::encoding::Decoder) -> Vec<(Vec<u8>, String)> {
+fn attrs(
+    e: &quick_xml::events::BytesStart<'_>,
+    decoder: quick_xml::encoding::Decoder,
+) -> Vec<(Vec<u8>, String)> {
     e.attributes()
         .flatten()
         .map(|a| {
@@ -219,5 +245,8 @@ fn attrs(e: &quick_xml::events::BytesStart<'_>, decoder: quick_xml::encoding::De
 
 /// The value of attribute `key` (local name).
 pub(crate) fn attr<'v>(attrs: &'v [(Vec<u8>, String)], key: &[u8]) -> Option<&'v str> {
-    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }

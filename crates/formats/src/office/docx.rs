@@ -61,7 +61,9 @@ impl Docx {
         for b in &self.blocks {
             match *b {
                 Block::Paragraph(i) => {
-                    let Some(p) = self.paragraphs.get(i) else { continue };
+                    let Some(p) = self.paragraphs.get(i) else {
+                        continue;
+                    };
                     if p.text.trim().is_empty() {
                         continue;
                     }
@@ -73,7 +75,9 @@ impl Docx {
                     out.push(line);
                 }
                 Block::Table(i) => {
-                    let Some(t) = self.tables.get(i) else { continue };
+                    let Some(t) = self.tables.get(i) else {
+                        continue;
+                    };
                     out.push(table_to_text(t));
                 }
             }
@@ -99,7 +103,10 @@ impl Docx {
 pub(crate) fn table_to_text(t: &Table) -> String {
     let mut lines = Vec::new();
     for (r, row) in t.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| c.replace('\n', " ").replace('|', "\\|")).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| c.replace('\n', " ").replace('|', "\\|"))
+            .collect();
         lines.push(format!("| {} |", cells.join(" | ")));
         if r == 0 {
             lines.push(format!("|{}|", vec!["---"; row.len().max(1)].join("|")));
@@ -130,7 +137,8 @@ fn main_part(zip: &mut Archive<'_>, file: &str) -> Result<String, FormatError> {
         walk_xml(file, "[Content_Types].xml", &ct, |ev| {
             if let Xml::Empty { name, attrs } | Xml::Start { name, attrs } = ev
                 && name == b"Override"
-                && attr(&attrs, b"ContentType").is_some_and(|c| c.contains("wordprocessingml.document.main"))
+                && attr(&attrs, b"ContentType")
+                    .is_some_and(|c| c.contains("wordprocessingml.document.main"))
                 && let Some(p) = attr(&attrs, b"PartName")
             {
                 found.get_or_insert_with(|| p.trim_start_matches('/').to_string());
@@ -159,7 +167,15 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
     walk_xml(file, "word/styles.xml", xml, |ev| match ev {
         Xml::Start { name, attrs } if name == b"style" => {
             let id = attr(&attrs, b"styleId").unwrap_or_default().to_string();
-            cur = Some((id.clone(), StyleInfo { name: id, outline: None, numbered: false, ilvl: None }));
+            cur = Some((
+                id.clone(),
+                StyleInfo {
+                    name: id,
+                    outline: None,
+                    numbered: false,
+                    ilvl: None,
+                },
+            ));
         }
         Xml::Empty { name, attrs } | Xml::Start { name, attrs } => {
             if let Some((_, s)) = cur.as_mut() {
@@ -185,10 +201,14 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
 /// Word stores some built-in style names in lower case ("heading 1", "title"); show them as
 /// Word and python-docx do ("Heading 1", "Title").
 fn display_name(name: &str) -> String {
-    let builtin = ["heading ", "title", "subtitle", "caption", "header", "footer", "normal"];
+    let builtin = [
+        "heading ", "title", "subtitle", "caption", "header", "footer", "normal",
+    ];
     if builtin.iter().any(|b| name.starts_with(b)) {
         let mut c = name.chars();
-        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        c.next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+            .unwrap_or_default()
     } else {
         name.to_string()
     }
@@ -328,7 +348,10 @@ fn parse_document(
     if total > super::MAX_TEXT_CHARS {
         return Err(invalid(
             file,
-            format!("the document holds more than {} characters of text; it is too large to read", super::MAX_TEXT_CHARS),
+            format!(
+                "the document holds more than {} characters of text; it is too large to read",
+                super::MAX_TEXT_CHARS
+            ),
         ));
     }
     Ok(doc)
@@ -356,7 +379,12 @@ fn prop(para: &mut Option<ParaBuild>, in_ppr: bool, name: &[u8], attrs: &[(Vec<u
     }
 }
 
-fn finish_para(p: ParaBuild, tables: &mut [TableBuild], doc: &mut Docx, styles: &BTreeMap<String, StyleInfo>) {
+fn finish_para(
+    p: ParaBuild,
+    tables: &mut [TableBuild],
+    doc: &mut Docx,
+    styles: &BTreeMap<String, StyleInfo>,
+) {
     if let Some(t) = tables.last_mut()
         && let Some(cell) = t.cell.as_mut()
     {
@@ -382,12 +410,21 @@ fn finish_para(p: ParaBuild, tables: &mut [TableBuild], doc: &mut Docx, styles: 
         None => info.is_some_and(|s| s.numbered) || style.to_ascii_lowercase().starts_with("list "),
     };
     let list_level = if heading.is_none() && numbered {
-        Some(p.ilvl.or(info.and_then(|s| s.ilvl)).unwrap_or_else(|| list_style_level(&style)))
+        Some(
+            p.ilvl
+                .or(info.and_then(|s| s.ilvl))
+                .unwrap_or_else(|| list_style_level(&style)),
+        )
     } else {
         None
     };
     doc.blocks.push(Block::Paragraph(doc.paragraphs.len()));
-    doc.paragraphs.push(Paragraph { style, heading_level: heading, text: p.text, list_level });
+    doc.paragraphs.push(Paragraph {
+        style,
+        heading_level: heading,
+        text: p.text,
+        list_level,
+    });
 }
 
 /// A block to write into a new .docx.
@@ -442,8 +479,19 @@ pub fn write_docx(file: &str, blocks: &[WriteBlock]) -> Result<Vec<u8>, FormatEr
     d = d
         .add_abstract_numbering(
             AbstractNumbering::new(1).add_level(
-                Level::new(0, Start::new(1), NumberFormat::new("bullet"), LevelText::new("•"), LevelJc::new("left"))
-                    .indent(Some(720), Some(SpecialIndentType::Hanging(360)), None, None),
+                Level::new(
+                    0,
+                    Start::new(1),
+                    NumberFormat::new("bullet"),
+                    LevelText::new("•"),
+                    LevelJc::new("left"),
+                )
+                .indent(
+                    Some(720),
+                    Some(SpecialIndentType::Hanging(360)),
+                    None,
+                    None,
+                ),
             ),
         )
         .add_numbering(Numbering::new(1, 1));
@@ -451,14 +499,20 @@ pub fn write_docx(file: &str, blocks: &[WriteBlock]) -> Result<Vec<u8>, FormatEr
         match b {
             WriteBlock::Heading { level, text } => {
                 if !(1..=6).contains(level) {
-                    return Err(invalid(file, format!("heading level {level} is out of range; use 1 to 6")));
+                    return Err(invalid(
+                        file,
+                        format!("heading level {level} is out of range; use 1 to 6"),
+                    ));
                 }
                 d = d.add_paragraph(
-                    docx_rs::Paragraph::new().style(&format!("Heading{level}")).add_run(Run::new().add_text(text)),
+                    docx_rs::Paragraph::new()
+                        .style(&format!("Heading{level}"))
+                        .add_run(Run::new().add_text(text)),
                 );
             }
             WriteBlock::Paragraph { text } => {
-                d = d.add_paragraph(text_paragraph(docx_rs::Paragraph::new(), text).style("Normal"));
+                d = d
+                    .add_paragraph(text_paragraph(docx_rs::Paragraph::new(), text).style("Normal"));
             }
             WriteBlock::Bullets { items } => {
                 for item in items {
@@ -485,7 +539,8 @@ pub fn write_docx(file: &str, blocks: &[WriteBlock]) -> Result<Vec<u8>, FormatEr
                                 if r == 0 {
                                     run = run.bold();
                                 }
-                                TableCell::new().add_paragraph(docx_rs::Paragraph::new().add_run(run))
+                                TableCell::new()
+                                    .add_paragraph(docx_rs::Paragraph::new().add_run(run))
                             })
                             .collect();
                         TableRow::new(cells)

@@ -34,16 +34,28 @@ impl Pdf {
 
 /// Read the text of every page of a PDF.
 pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
-    if !bytes.starts_with(b"%PDF-") && !bytes.get(..1024).is_some_and(|h| h.windows(5).any(|w| w == b"%PDF-")) {
-        return Err(invalid(file, "not a PDF file (no %PDF- header); check the file or its extension".into()));
+    if !bytes.starts_with(b"%PDF-")
+        && !bytes
+            .get(..1024)
+            .is_some_and(|h| h.windows(5).any(|w| w == b"%PDF-"))
+    {
+        return Err(invalid(
+            file,
+            "not a PDF file (no %PDF- header); check the file or its extension".into(),
+        ));
     }
     let doc = crate::error::guard("PDF reader", || lopdf::Document::load_mem(bytes))
         .map_err(|e| invalid(file, format!("the PDF cannot be parsed ({e})")))?
         .map_err(|e| match e {
-            lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword | lopdf::Error::AlreadyEncrypted => {
-                encrypted(file)
-            }
-            e => invalid(file, format!("the PDF is corrupt or truncated ({e}); ask for a fresh copy or a text version")),
+            lopdf::Error::Decryption(_)
+            | lopdf::Error::InvalidPassword
+            | lopdf::Error::AlreadyEncrypted => encrypted(file),
+            e => invalid(
+                file,
+                format!(
+                    "the PDF is corrupt or truncated ({e}); ask for a fresh copy or a text version"
+                ),
+            ),
         })?;
     if doc.is_encrypted() || doc.was_encrypted() {
         return Err(encrypted(file));
@@ -52,7 +64,10 @@ pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
     if pages.len() > MAX_PDF_PAGES {
         return Err(invalid(
             file,
-            format!("the PDF has {} pages, more than the {MAX_PDF_PAGES} that can be read", pages.len()),
+            format!(
+                "the PDF has {} pages, more than the {MAX_PDF_PAGES} that can be read",
+                pages.len()
+            ),
         ));
     }
     let mut out = Vec::with_capacity(pages.len());
@@ -66,13 +81,25 @@ pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
             };
             r.map(|()| s)
         })
-        .map_err(|e| invalid(file, format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)")))?
-        .map_err(|e| invalid(file, format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)")))?;
+        .map_err(|e| {
+            invalid(
+                file,
+                format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)"),
+            )
+        })?
+        .map_err(|e| {
+            invalid(
+                file,
+                format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)"),
+            )
+        })?;
         total += text.len();
         if total > MAX_TEXT_CHARS {
             return Err(invalid(
                 file,
-                format!("the PDF holds more than {MAX_TEXT_CHARS} characters of text; it is too large to read"),
+                format!(
+                    "the PDF holds more than {MAX_TEXT_CHARS} characters of text; it is too large to read"
+                ),
             ));
         }
         out.push(text);
@@ -93,19 +120,19 @@ const MARGIN: f32 = 56.0;
 
 /// Helvetica advance widths (1/1000 em) for ASCII 32..=126, from the standard AFM.
 const HELVETICA: [u16; 95] = [
-    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556, 556,
-    556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667,
-    556, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556,
-    556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722,
-    500, 500, 500, 334, 260, 334, 584,
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667,
+    611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
+    667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500,
+    222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
 ];
 /// Helvetica-Bold advance widths for ASCII 32..=126.
 const HELVETICA_BOLD: [u16; 95] = [
-    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556, 556,
-    556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722,
-    611, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333, 556,
-    611, 556, 611, 556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778,
-    556, 556, 500, 389, 280, 389, 584,
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722, 722, 667,
+    611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
+    667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556,
+    278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389, 280, 389, 584,
 ];
 
 #[derive(Clone, Copy, PartialEq)]
@@ -126,8 +153,14 @@ impl Font {
     fn width(self, b: u8, size: f32) -> f32 {
         let w = match self {
             Font::Mono => 600,
-            Font::Regular => HELVETICA.get(usize::from(b).wrapping_sub(32)).copied().unwrap_or(556),
-            Font::Bold => HELVETICA_BOLD.get(usize::from(b).wrapping_sub(32)).copied().unwrap_or(611),
+            Font::Regular => HELVETICA
+                .get(usize::from(b).wrapping_sub(32))
+                .copied()
+                .unwrap_or(556),
+            Font::Bold => HELVETICA_BOLD
+                .get(usize::from(b).wrapping_sub(32))
+                .copied()
+                .unwrap_or(611),
         };
         f32::from(w) * size / 1000.0
     }
@@ -161,7 +194,9 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
     let max_w = PAGE_W - 2.0 * MARGIN;
     for raw in text.lines() {
         let trimmed = raw.trim_end();
-        let (font, size, indent, body, gap): (Font, f32, f32, String, bool) = if let Some(h) = heading(trimmed) {
+        let (font, size, indent, body, gap): (Font, f32, f32, String, bool) = if let Some(h) =
+            heading(trimmed)
+        {
             let size = match h.0 {
                 1 => 18.0,
                 2 => 15.0,
@@ -171,7 +206,13 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
             (Font::Bold, size, 0.0, h.1.to_string(), true)
         } else if trimmed.trim_start().starts_with("- ") || trimmed.trim_start().starts_with("* ") {
             let depth = (trimmed.len() - trimmed.trim_start().len()) as f32 / 2.0;
-            (Font::Regular, 11.0, 14.0 + 14.0 * depth, format!("\u{2022} {}", &trimmed.trim_start()[2..]), false)
+            (
+                Font::Regular,
+                11.0,
+                14.0 + 14.0 * depth,
+                format!("\u{2022} {}", &trimmed.trim_start()[2..]),
+                false,
+            )
         } else if trimmed.starts_with('|') {
             (Font::Mono, 9.0, 0.0, trimmed.to_string(), false)
         } else {
@@ -190,7 +231,12 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
             let ww: f32 = word.iter().map(|b| font.width(*b, size)).sum();
             let sp = font.width(b' ', size);
             if !cur.is_empty() && cur_w + sp + ww > avail {
-                lines.push((font, size, if first { indent } else { indent + 10.0 }, std::mem::take(&mut cur)));
+                lines.push((
+                    font,
+                    size,
+                    if first { indent } else { indent + 10.0 },
+                    std::mem::take(&mut cur),
+                ));
                 first = false;
                 cur_w = 0.0;
             }
@@ -201,7 +247,12 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
             for b in word {
                 let bw = font.width(*b, size);
                 if cur_w + bw > avail && !cur.is_empty() {
-                    lines.push((font, size, if first { indent } else { indent + 10.0 }, std::mem::take(&mut cur)));
+                    lines.push((
+                        font,
+                        size,
+                        if first { indent } else { indent + 10.0 },
+                        std::mem::take(&mut cur),
+                    ));
                     first = false;
                     cur_w = 0.0;
                 }
@@ -244,7 +295,10 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
     objs.push(format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")).into_bytes());
     for base in ["Helvetica", "Helvetica-Bold", "Courier"] {
         objs.push(
-            format!("<< /Type /Font /Subtype /Type1 /BaseFont /{base} /Encoding /WinAnsiEncoding >>").into_bytes(),
+            format!(
+                "<< /Type /Font /Subtype /Type1 /BaseFont /{base} /Encoding /WinAnsiEncoding >>"
+            )
+            .into_bytes(),
         );
     }
     let title_bytes: Vec<u8> = title.chars().map(win_ansi).collect();
@@ -276,8 +330,11 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
         out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
     }
     out.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n", objs.len() + 1)
-            .as_bytes(),
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objs.len() + 1
+        )
+        .as_bytes(),
     );
     out
 }

@@ -39,7 +39,11 @@ impl Pptx {
             if s.title.is_empty() {
                 out.push_str(&format!("## Slide {}\n", s.number));
             } else {
-                out.push_str(&format!("## Slide {}: {}\n", s.number, s.title.replace('\n', " ")));
+                out.push_str(&format!(
+                    "## Slide {}: {}\n",
+                    s.number,
+                    s.title.replace('\n', " ")
+                ));
             }
             if !s.text.is_empty() {
                 out.push_str(&s.text);
@@ -75,16 +79,27 @@ pub fn read_pptx(file: &str, bytes: &[u8]) -> Result<Pptx, FormatError> {
         if total > MAX_TEXT_CHARS {
             return Err(invalid(
                 file,
-                format!("the presentation holds more than {MAX_TEXT_CHARS} characters of text; it is too large to read"),
+                format!(
+                    "the presentation holds more than {MAX_TEXT_CHARS} characters of text; it is too large to read"
+                ),
             ));
         }
-        slides.push(Slide { number: i + 1, title, text, notes });
+        slides.push(Slide {
+            number: i + 1,
+            title,
+            text,
+            notes,
+        });
     }
     Ok(Pptx { slides })
 }
 
 /// Relationship id → target, from a .rels part.
-fn rels(file: &str, part: &str, xml: &[u8]) -> Result<BTreeMap<String, (String, String)>, FormatError> {
+fn rels(
+    file: &str,
+    part: &str,
+    xml: &[u8],
+) -> Result<BTreeMap<String, (String, String)>, FormatError> {
     let mut map = BTreeMap::new();
     walk_xml(file, part, xml, |ev| {
         if let Xml::Empty { name, attrs } | Xml::Start { name, attrs } = ev
@@ -128,7 +143,8 @@ fn slide_order(zip: &mut Archive<'_>, file: &str) -> Result<Vec<String>, FormatE
     walk_xml(file, "ppt/presentation.xml", &pres, |ev| {
         if let Xml::Empty { name, attrs } | Xml::Start { name, attrs } = ev
             && name == b"sldId"
-            && let Some(r) = attr(&attrs, b"id").filter(|_| attrs.iter().filter(|(k, _)| k == b"id").count() > 0)
+            && let Some(r) =
+                attr(&attrs, b"id").filter(|_| attrs.iter().filter(|(k, _)| k == b"id").count() > 0)
         {
             // Both `id` (numeric) and `r:id` have local name "id"; the relationship id is the
             // one that starts with a letter.
@@ -157,7 +173,11 @@ fn slide_order(zip: &mut Archive<'_>, file: &str) -> Result<Vec<String>, FormatE
             .names()
             .into_iter()
             .filter_map(|n| {
-                let num = n.strip_prefix("ppt/slides/slide")?.strip_suffix(".xml")?.parse().ok()?;
+                let num = n
+                    .strip_prefix("ppt/slides/slide")?
+                    .strip_suffix(".xml")?
+                    .parse()
+                    .ok()?;
                 Some((num, n))
             })
             .collect();
@@ -167,10 +187,16 @@ fn slide_order(zip: &mut Archive<'_>, file: &str) -> Result<Vec<String>, FormatE
     Ok(order)
 }
 
-fn notes_part(zip: &mut Archive<'_>, file: &str, slide: &str) -> Result<Option<String>, FormatError> {
+fn notes_part(
+    zip: &mut Archive<'_>,
+    file: &str,
+    slide: &str,
+) -> Result<Option<String>, FormatError> {
     let (dir, name) = slide.rsplit_once('/').unwrap_or(("", slide));
     let rels_part = format!("{dir}/_rels/{name}.rels");
-    let Some(x) = zip.read(&rels_part)? else { return Ok(None) };
+    let Some(x) = zip.read(&rels_part)? else {
+        return Ok(None);
+    };
     let map = rels(file, &rels_part, &x)?;
     Ok(map
         .values()
@@ -179,7 +205,12 @@ fn notes_part(zip: &mut Archive<'_>, file: &str, slide: &str) -> Result<Option<S
 }
 
 /// (title, other text) of the shapes of a slide; for notes, only the body placeholder's text.
-fn shapes_text(file: &str, part: &str, xml: &[u8], notes: bool) -> Result<(String, String), FormatError> {
+fn shapes_text(
+    file: &str,
+    part: &str,
+    xml: &[u8],
+    notes: bool,
+) -> Result<(String, String), FormatError> {
     let mut title = Vec::new();
     let mut text = Vec::new();
     let mut shape_kind: Option<String> = None; // placeholder type of the current shape
@@ -244,8 +275,14 @@ fn shapes_text(file: &str, part: &str, xml: &[u8], notes: bool) -> Result<(Strin
 pub fn write_pptx(slides: &[(String, String, String)]) -> Result<Vec<u8>, FormatError> {
     use std::io::Write;
     use zip::write::SimpleFileOptions;
-    let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-    let err = |e: &dyn std::fmt::Display| invalid("presentation.pptx", format!("cannot write the .pptx: {e}"));
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let err = |e: &dyn std::fmt::Display| {
+        invalid("presentation.pptx", format!("cannot write the .pptx: {e}"))
+    };
     let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opt = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
@@ -260,7 +297,10 @@ pub fn write_pptx(slides: &[(String, String, String)]) -> Result<Vec<u8>, Format
     let mut ids = String::new();
     let p_ns = r#"xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main""#;
     let shape = |id: usize, ph: &str, text: &str| {
-        let paras: String = text.split('\n').map(|l| format!("<a:p><a:r><a:t>{}</a:t></a:r></a:p>", esc(l))).collect();
+        let paras: String = text
+            .split('\n')
+            .map(|l| format!("<a:p><a:r><a:t>{}</a:t></a:r></a:p>", esc(l)))
+            .collect();
         format!(
             r#"<p:sp><p:nvSpPr><p:cNvPr id="{id}" name="Shape {id}"/><p:cNvSpPr/><p:nvPr><p:ph type="{ph}"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/>{paras}</p:txBody></p:sp>"#
         )

@@ -5,10 +5,20 @@ use super::*;
 
 fn memo() -> Vec<WriteBlock> {
     vec![
-        WriteBlock::Heading { level: 1, text: "Quarterly plan".into() },
-        WriteBlock::Paragraph { text: "Budget is 11,917.00 & rising <fast>.".into() },
-        WriteBlock::Heading { level: 2, text: "Actions".into() },
-        WriteBlock::Bullets { items: vec!["Hire two engineers".into(), "Ship the sensor".into()] },
+        WriteBlock::Heading {
+            level: 1,
+            text: "Quarterly plan".into(),
+        },
+        WriteBlock::Paragraph {
+            text: "Budget is 11,917.00 & rising <fast>.".into(),
+        },
+        WriteBlock::Heading {
+            level: 2,
+            text: "Actions".into(),
+        },
+        WriteBlock::Bullets {
+            items: vec!["Hire two engineers".into(), "Ship the sensor".into()],
+        },
         WriteBlock::Table {
             rows: vec![
                 vec!["Item".into(), "Cost".into()],
@@ -16,14 +26,17 @@ fn memo() -> Vec<WriteBlock> {
                 vec!["Lamp".into()],
             ],
         },
-        WriteBlock::Paragraph { text: "Line one\nLine two".into() },
+        WriteBlock::Paragraph {
+            text: "Line one\nLine two".into(),
+        },
     ]
 }
 
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     // Stored, not deflated: these tests look past the ratio cap at the other limits.
-    let opt = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let opt =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, body) in entries {
         z.start_file(*name, opt).unwrap();
         z.write_all(body).unwrap();
@@ -65,12 +78,22 @@ fn docx_round_trip_keeps_headings_lists_tables() {
 
 #[test]
 fn docx_writer_is_deterministic() {
-    assert_eq!(write_docx("a.docx", &memo()).unwrap(), write_docx("a.docx", &memo()).unwrap());
+    assert_eq!(
+        write_docx("a.docx", &memo()).unwrap(),
+        write_docx("a.docx", &memo()).unwrap()
+    );
 }
 
 #[test]
 fn docx_heading_level_out_of_range_is_an_error() {
-    let e = write_docx("a.docx", &[WriteBlock::Heading { level: 7, text: "x".into() }]).unwrap_err();
+    let e = write_docx(
+        "a.docx",
+        &[WriteBlock::Heading {
+            level: 7,
+            text: "x".into(),
+        }],
+    )
+    .unwrap_err();
     assert!(reason(e).contains("1 to 6"));
 }
 
@@ -87,9 +110,15 @@ fn docx_nested_tables_and_numbered_lists() {
     let d = read_docx("x.docx", &bytes).unwrap();
     assert_eq!(d.paragraphs[0].list_level, Some(1));
     assert_eq!(d.paragraphs[0].style, "Normal");
-    assert_eq!(d.tables, vec![vec![vec!["outer\n| in |\n|---|".to_string()]]]);
+    assert_eq!(
+        d.tables,
+        vec![vec![vec!["outer\n| in |\n|---|".to_string()]]]
+    );
     assert_eq!(d.paragraphs[1].text, "a\tb");
-    assert_eq!(d.to_text(), "  - sub item\n\n| outer \\| in \\| \\|---\\| |\n|---|\n\na\tb\n");
+    assert_eq!(
+        d.to_text(),
+        "  - sub item\n\n| outer \\| in \\| \\|---\\| |\n|---|\n\na\tb\n"
+    );
 }
 
 #[test]
@@ -113,7 +142,8 @@ fn pptx_slides_titles_notes() {
 
 #[test]
 fn pdf_write_then_read_per_page() {
-    let mut text = String::from("# Report\n\nIntro paragraph with café and (parens).\n\n- first\n- second\n");
+    let mut text =
+        String::from("# Report\n\nIntro paragraph with café and (parens).\n\n- first\n- second\n");
     for i in 0..120 {
         text.push_str(&format!("Line number {i} of the long body text.\n"));
     }
@@ -132,12 +162,25 @@ fn pdf_write_then_read_per_page() {
 
 #[test]
 fn other_formats() {
-    assert_eq!(to_text("a.json", br#"{"b":[1,2]}"#).unwrap(), "{\n  \"b\": [\n    1,\n    2\n  ]\n}\n");
+    assert_eq!(
+        to_text("a.json", br#"{"b":[1,2]}"#).unwrap(),
+        "{\n  \"b\": [\n    1,\n    2\n  ]\n}\n"
+    );
     assert!(reason(to_text("a.json", b"{nope").unwrap_err()).contains("not valid JSON"));
-    assert_eq!(to_text("a.yaml", b"a: 1\nb: [x]\n").unwrap(), "a: 1\nb: [x]\n");
+    assert_eq!(
+        to_text("a.yaml", b"a: 1\nb: [x]\n").unwrap(),
+        "a: 1\nb: [x]\n"
+    );
     assert!(reason(to_text("a.yml", b"a: [1\n").unwrap_err()).contains("not valid YAML"));
     assert_eq!(to_text("notes.md", b"# Hi\n").unwrap(), "# Hi\n");
-    assert!(to_text("p.html", b"<html><body><h1>Title</h1><p>Body &amp; more</p></body></html>").unwrap().contains("Body & more"));
+    assert!(
+        to_text(
+            "p.html",
+            b"<html><body><h1>Title</h1><p>Body &amp; more</p></body></html>"
+        )
+        .unwrap()
+        .contains("Body & more")
+    );
     let vcf = b"BEGIN:VCARD\r\nVERSION:3.0\r\nN:Okafor;Dana;;;\r\nEMAIL;TYPE=work:dana@bw.test\r\nTEL:+1 555\r\n 0100\r\nORG:Brightwater;Finance\r\nEND:VCARD\r\n";
     assert_eq!(
         to_text("c.vcf", vcf).unwrap(),
@@ -145,7 +188,10 @@ fn other_formats() {
     );
     let eml = b"From: Dana <dana@x.test>\r\nTo: a@x.test\r\nSubject: Hi\r\n\r\nBody\r\n";
     let t = to_text("m.eml", eml).unwrap();
-    assert!(t.starts_with("From: Dana <dana@x.test>\nTo: a@x.test\nSubject: Hi\n\nBody"), "{t}");
+    assert!(
+        t.starts_with("From: Dana <dana@x.test>\nTo: a@x.test\nSubject: Hi\n\nBody"),
+        "{t}"
+    );
     let ics = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1@x\r\nSUMMARY:Review\r\nDTSTART:20240701T090000Z\r\nDURATION:PT1H\r\nLOCATION:Room 2\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
     assert_eq!(
         to_text("c.ics", ics.as_bytes()).unwrap(),
@@ -161,7 +207,13 @@ fn magic_bytes_beat_a_lying_extension() {
     let r = render("report.docx", &pdf).unwrap();
     assert_eq!(r.format, Format::Pdf);
     assert!(r.text.contains("hello pdf"));
-    let docx = write_docx("a.docx", &[WriteBlock::Paragraph { text: "zip inside".into() }]).unwrap();
+    let docx = write_docx(
+        "a.docx",
+        &[WriteBlock::Paragraph {
+            text: "zip inside".into(),
+        }],
+    )
+    .unwrap();
     assert_eq!(render("a.pdf", &docx).unwrap().format, Format::Docx);
     assert_eq!(render("a.pptx", &docx).unwrap().text, "zip inside\n");
     assert_eq!(Format::detect("a.txt", &docx), Format::Docx);
@@ -172,7 +224,11 @@ fn magic_bytes_beat_a_lying_extension() {
 fn bounded<T>(f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let r = f();
-    assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        t.elapsed()
+    );
     r
 }
 
@@ -209,7 +265,8 @@ fn zip_bomb_is_refused() {
 fn zip_with_lying_declared_size_is_refused() {
     // Declare 10 bytes for a part that inflates to 70 MiB: the actual count stops it.
     let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opt = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let opt = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     z.start_file("word/document.xml", opt).unwrap();
     let chunk = vec![b'a'; 1 << 20];
     for _ in 0..70 {
@@ -238,7 +295,10 @@ fn truncated_docx_is_an_error() {
     let bytes = write_docx("a.docx", &memo()).unwrap();
     for cut in [10, bytes.len() / 3, bytes.len() / 2, bytes.len() - 30] {
         let e = to_text("cut.docx", &bytes[..cut]).unwrap_err();
-        assert!(matches!(e, FormatError::InvalidDocument { .. }), "cut {cut}: {e:?}");
+        assert!(
+            matches!(e, FormatError::InvalidDocument { .. }),
+            "cut {cut}: {e:?}"
+        );
     }
 }
 

@@ -33,8 +33,17 @@ pub fn parse_vcf(text: &str) -> Vec<Contact> {
     let mut out = Vec::new();
     let mut cur: Option<Contact> = None;
     for line in lines {
-        let Some((head, value)) = line.split_once(':') else { continue };
-        let prop = head.split(';').next().unwrap_or("").rsplit('.').next().unwrap_or("").to_ascii_uppercase();
+        let Some((head, value)) = line.split_once(':') else {
+            continue;
+        };
+        let prop = head
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
         let value = unescape(value.trim());
         match prop.as_str() {
             "BEGIN" if value.eq_ignore_ascii_case("VCARD") => cur = Some(Contact::default()),
@@ -53,9 +62,17 @@ pub fn parse_vcf(text: &str) -> Vec<Contact> {
                         let family = parts.first().copied().unwrap_or("");
                         c.name = format!("{given} {family}").trim().to_string();
                     }
-                    "EMAIL" => c.emails.push(value.trim_start_matches("mailto:").to_string()),
+                    "EMAIL" => c
+                        .emails
+                        .push(value.trim_start_matches("mailto:").to_string()),
                     "TEL" => c.phones.push(value.trim_start_matches("tel:").to_string()),
-                    "ORG" => c.org = value.split(';').filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", "),
+                    "ORG" => {
+                        c.org = value
+                            .split(';')
+                            .filter(|s| !s.is_empty())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
                     "TITLE" => c.title = value,
                     _ => {}
                 }
@@ -66,7 +83,11 @@ pub fn parse_vcf(text: &str) -> Vec<Contact> {
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("\\n", "\n").replace("\\N", "\n").replace("\\,", ",").replace("\\;", ";").replace("\\\\", "\\")
+    s.replace("\\n", "\n")
+        .replace("\\N", "\n")
+        .replace("\\,", ",")
+        .replace("\\;", ";")
+        .replace("\\\\", "\\")
 }
 
 /// Contacts as text: one block per contact, `name:`, `email:`, `phone:`, `org:`, `title:` lines.

@@ -17,7 +17,10 @@ const WRITE_DOCX: Tool = Tool {
     schema: || {
         schema(
             &[
-                ("path", string("Path of the .docx file, relative to the workspace")),
+                (
+                    "path",
+                    string("Path of the .docx file, relative to the workspace"),
+                ),
                 (
                     "blocks",
                     json!({
@@ -60,7 +63,10 @@ const EXPORT_PDF: Tool = Tool {
     schema: || {
         schema(
             &[
-                ("source", string("The document to export, relative to the workspace")),
+                (
+                    "source",
+                    string("The document to export, relative to the workspace"),
+                ),
                 ("path", string("Path of the .pdf to create or overwrite")),
             ],
             &["source", "path"],
@@ -120,7 +126,9 @@ fn export_pdf(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         .and_then(|n| n.rsplit_once('.').map(|(stem, _)| stem).or(Some(n)))
         .unwrap_or("document");
     let bytes = office::write_pdf(title, &text);
-    let pages = office::read_pdf(&a.path, &bytes).map(|p| p.pages.len()).unwrap_or(0);
+    let pages = office::read_pdf(&a.path, &bytes)
+        .map(|p| p.pages.len())
+        .unwrap_or(0);
     let created = w.files.write(&a.path, &bytes)?;
     w.record(
         actor.clone(),
