@@ -233,12 +233,11 @@ fn heading_level(name: &str, outline: Option<u8>) -> Option<u8> {
     if lower == "title" {
         return Some(0);
     }
-    if let Some(rest) = lower.strip_prefix("heading") {
-        if let Ok(n) = rest.trim().parse::<u8>()
-            && (1..=9).contains(&n)
-        {
-            return Some(n);
-        }
+    if let Some(rest) = lower.strip_prefix("heading")
+        && let Ok(n) = rest.trim().parse::<u8>()
+        && (1..=9).contains(&n)
+    {
+        return Some(n);
     }
     outline.filter(|l| *l < 9).map(|l| l + 1)
 }

@@ -143,17 +143,14 @@ fn slide_order(zip: &mut Archive<'_>, file: &str) -> Result<Vec<String>, FormatE
     walk_xml(file, "ppt/presentation.xml", &pres, |ev| {
         if let Xml::Empty { name, attrs } | Xml::Start { name, attrs } = ev
             && name == b"sldId"
-            && let Some(r) =
-                attr(&attrs, b"id").filter(|_| attrs.iter().filter(|(k, _)| k == b"id").count() > 0)
-        {
-            // Both `id` (numeric) and `r:id` have local name "id"; the relationship id is the
-            // one that starts with a letter.
-            let rid = attrs
+            // Both `id` (a number) and `r:id` have the local name "id"; the relationship id
+            // is the one that does not start with a digit.
+            && let Some(rid) = attrs
                 .iter()
                 .filter(|(k, _)| k == b"id")
                 .map(|(_, v)| v.as_str())
                 .find(|v| !v.starts_with(|c: char| c.is_ascii_digit()))
-                .unwrap_or(r);
+        {
             ids.push(rid.to_string());
         }
     })?;
@@ -214,15 +211,11 @@ fn shapes_text(
     let mut title = Vec::new();
     let mut text = Vec::new();
     let mut shape_kind: Option<String> = None; // placeholder type of the current shape
-    let mut in_shape = 0usize;
     let mut para: Option<String> = None;
     let mut in_t = false;
     walk_xml(file, part, xml, |ev| match ev {
         Xml::Start { name, .. } => match name.as_slice() {
-            b"sp" | b"graphicFrame" => {
-                in_shape += 1;
-                shape_kind = None;
-            }
+            b"sp" | b"graphicFrame" => shape_kind = None,
             b"p" => para = Some(String::new()),
             b"t" => in_t = true,
             _ => {}
@@ -259,14 +252,10 @@ fn shapes_text(
                     }
                 }
             }
-            b"sp" | b"graphicFrame" => {
-                in_shape = in_shape.saturating_sub(1);
-                shape_kind = None;
-            }
+            b"sp" | b"graphicFrame" => shape_kind = None,
             _ => {}
         },
     })?;
-    let _ = in_shape;
     Ok((title.join(" "), text.join("\n")))
 }
 
