@@ -29,7 +29,7 @@ pub(super) const LIST: Tool = Tool {
 };
 pub(super) const READ: Tool = Tool {
     name: "files_read",
-    description: "Read a text file of the workspace. Binary files are reported as binary, without content.",
+    description: "Read a file of the workspace. Text files come back as they are; office files (.docx, .pptx, .pdf, .xlsx, .eml, ...) as text with their structure (headings, lists, tables, slides, pages) and a `format` field.",
     schema: || {
         schema(
             &[("path", string("File path relative to the workspace"))],
@@ -158,7 +158,15 @@ fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: PathArg = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
     if is_binary(&bytes) {
-        return Ok(json!({"path": a.path, "size": bytes.len(), "binary": true, "text": null}));
+        use bureau_formats::office::{Format, render};
+        if Format::detect(&a.path, &bytes) == Format::Text {
+            return Ok(json!({"path": a.path, "size": bytes.len(), "binary": true, "text": null}));
+        }
+        // Office files (.docx, .pptx, .pdf, .xlsx, ...) come back as text with their structure.
+        let r = render(&a.path, &bytes).map_err(|e| e.to_string())?;
+        return Ok(
+            json!({"path": a.path, "size": bytes.len(), "format": r.format.name(), "text": r.text}),
+        );
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
     Ok(json!({"path": a.path, "size": bytes.len(), "text": text}))

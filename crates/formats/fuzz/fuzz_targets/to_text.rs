@@ -1,0 +1,10 @@
+//! Fuzz target `to_text`: see ../Cargo.toml for how to run it.
+#![cfg_attr(feature = "libfuzzer", no_main)]
+
+#[cfg(feature = "libfuzzer")]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bureau_formats_fuzz::to_text(data));
+
+#[cfg(not(feature = "libfuzzer"))]
+fn main() {
+    bureau_formats_fuzz::run_corpus("to_text", bureau_formats_fuzz::to_text);
+}

@@ -1,0 +1,199 @@
+//! The fuzzed functions, and a stable-Rust driver that replays a corpus and mutates it.
+//!
+//! `<target> [corpus-dir] [seconds]`: runs every file of the corpus (default
+//! `corpus/<target>`, seeded with documents Bureau writes when empty), then mutates random
+//! corpus entries (bit flips, byte sets, truncation, splices, deterministic xorshift) until
+//! the time budget (default 60 s) is spent. A panic saves the input to `artifacts/<target>/`
+//! and aborts. Prints the corpus size, executions and seconds run.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bureau_formats::office::{self, WriteBlock};
+
+/// Every reader must return (Ok or Err), never panic or hang.
+pub fn docx_read(data: &[u8]) {
+    let _ = office::read_docx("fuzz.docx", data);
+}
+
+/// See [`docx_read`].
+pub fn pptx_read(data: &[u8]) {
+    let _ = office::read_pptx("fuzz.pptx", data);
+}
+
+/// See [`docx_read`].
+pub fn pdf_read(data: &[u8]) {
+    let _ = office::read_pdf("fuzz.pdf", data);
+}
+
+/// The dispatcher under every extension; the first byte picks the extension.
+pub fn to_text(data: &[u8]) {
+    const EXTS: [&str; 14] = [
+        "docx", "pptx", "pdf", "xlsx", "csv", "html", "md", "json", "yaml", "vcf", "eml", "ics",
+        "txt", "bin",
+    ];
+    let Some((first, rest)) = data.split_first() else {
+        return;
+    };
+    let ext = EXTS[usize::from(*first) % EXTS.len()];
+    let _ = office::to_text(&format!("fuzz.{ext}"), rest);
+}
+
+fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let blocks = vec![
+        WriteBlock::Heading {
+            level: 1,
+            text: "Plan".into(),
+        },
+        WriteBlock::Paragraph {
+            text: "Budget 11,917.00".into(),
+        },
+        WriteBlock::Bullets {
+            items: vec!["a".into(), "b".into()],
+        },
+        WriteBlock::Table {
+            rows: vec![vec!["x".into(), "y".into()], vec!["1".into(), "2".into()]],
+        },
+    ];
+    let docx = office::write_docx("seed.docx", &blocks).unwrap_or_default();
+    let pptx = office::write_pptx(&[("T".into(), "body\nmore".into(), "notes".into())])
+        .unwrap_or_default();
+    let pdf = office::write_pdf("seed", "# Title\n\n- item\n| a | b |\nbody\n");
+    match target {
+        "docx_read" => vec![docx],
+        "pptx_read" => vec![pptx],
+        "pdf_read" => vec![pdf],
+        _ => {
+            let mut v = Vec::new();
+            for (ext, body) in [
+                (0u8, docx),
+                (1, pptx),
+                (2, pdf),
+                (7, br#"{"a":[1,{"b":null}]}"#.to_vec()),
+                (8, b"a: 1\nb: [x, y]\n".to_vec()),
+                (9, b"BEGIN:VCARD\nFN:Dana\nEMAIL:d@x.test\nEND:VCARD\n".to_vec()),
+                (10, b"From: a@x.test\r\nSubject: Hi\r\n\r\nBody\r\n".to_vec()),
+                (11, b"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:1\r\nDTSTART:20240701T090000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".to_vec()),
+                (5, b"<html><body><h1>T</h1><p>x</p></body></html>".to_vec()),
+            ] {
+                let mut b = vec![ext];
+                b.extend_from_slice(&body);
+                v.push(b);
+            }
+            v
+        }
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+fn mutate(rng: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
+    let mut d = corpus[rng.below(corpus.len())].clone();
+    for _ in 0..1 + rng.below(8) {
+        match rng.below(5) {
+            0 if !d.is_empty() => {
+                let i = rng.below(d.len());
+                d[i] ^= 1 << rng.below(8);
+            }
+            1 if !d.is_empty() => {
+                let i = rng.below(d.len());
+                d[i] = [0, 0xff, b'<', b'>', b'/', b'0', b'9', 0x7f][rng.below(8)];
+            }
+            2 if !d.is_empty() => d.truncate(rng.below(d.len())),
+            3 => {
+                let other = &corpus[rng.below(corpus.len())];
+                if !other.is_empty() {
+                    let a = rng.below(other.len());
+                    let b = a + rng.below(other.len() - a);
+                    let at = rng.below(d.len() + 1);
+                    d.splice(at..at, other[a..b].iter().copied());
+                }
+            }
+            _ if !d.is_empty() => {
+                let i = rng.below(d.len());
+                let n = rng.below(64).min(d.len() - i);
+                let copy = d[i..i + n].to_vec();
+                d.splice(i..i, copy);
+            }
+            _ => d.push(rng.next() as u8),
+        }
+    }
+    d
+}
+
+/// The stable-Rust driver (see the module docs).
+pub fn run_corpus(target: &str, f: fn(&[u8])) {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = args
+        .get(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new("corpus").join(target));
+    let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60);
+    let _ = std::fs::create_dir_all(&dir);
+    let mut corpus: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| std::fs::read(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    if corpus.is_empty() {
+        for (i, s) in seeds(target).into_iter().enumerate() {
+            let _ = std::fs::write(dir.join(format!("seed-{i}")), &s);
+            corpus.push(s);
+        }
+    }
+    let run = |data: &[u8]| {
+        if std::panic::catch_unwind(|| f(data)).is_err() {
+            let art = Path::new("artifacts").join(target);
+            let _ = std::fs::create_dir_all(&art);
+            let p = art.join(format!("crash-{:016x}", fxhash(data)));
+            let _ = std::fs::write(&p, data);
+            eprintln!("{target}: PANIC on an input saved to {}", p.display());
+            std::process::exit(1);
+        }
+    };
+    let start = Instant::now();
+    let mut execs = 0u64;
+    for c in &corpus {
+        run(c);
+        execs += 1;
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let budget = Duration::from_secs(seconds);
+    let mut slowest = Duration::ZERO;
+    while start.elapsed() < budget {
+        let d = mutate(&mut rng, &corpus);
+        let t = Instant::now();
+        run(&d);
+        slowest = slowest.max(t.elapsed());
+        execs += 1;
+    }
+    println!(
+        "{target}: corpus {} files, {execs} executions in {:.1} s, slowest input {:.3} s, no panic",
+        corpus.len(),
+        start.elapsed().as_secs_f64(),
+        slowest.as_secs_f64()
+    );
+}
+
+fn fxhash(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,248 @@
+//! Bureau's office files open in other people's readers, and theirs open in Bureau:
+//! python-docx and LibreOffice (headless conversion).
+//!
+//! These tests never pass silently: without python-docx or LibreOffice they fail with the
+//! command that installs them (both are installed by .ci/run).
+
+use std::path::Path;
+use std::process::Command;
+
+use bureau_formats::office::{self, WriteBlock};
+use serde_json::{Value, json};
+
+fn python_docx() {
+    let ok = Command::new("python3")
+        .args(["-c", "import docx"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "python-docx is missing: run `python3 -m pip install python-docx` (the CI does, in .ci/run)"
+    );
+}
+
+fn python(script: &str, args: &[&Path]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn blocks() -> Vec<WriteBlock> {
+    vec![
+        WriteBlock::Heading {
+            level: 1,
+            text: "Offsite plan".into(),
+        },
+        WriteBlock::Paragraph {
+            text: "We meet in Delft on 12 March, café at 9.".into(),
+        },
+        WriteBlock::Heading {
+            level: 2,
+            text: "To do".into(),
+        },
+        WriteBlock::Bullets {
+            items: vec!["Book the bus".into(), "Print badges".into()],
+        },
+        WriteBlock::Table {
+            rows: vec![
+                vec!["Who".into(), "Task".into(), "Cost".into()],
+                vec!["Sam".into(), "Bus".into(), "1,200".into()],
+            ],
+        },
+    ]
+}
+
+#[test]
+fn python_docx_reads_what_bureau_writes() {
+    python_docx();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plan.docx");
+    std::fs::write(&path, office::write_docx("plan.docx", &blocks()).unwrap()).unwrap();
+    let out = python(
+        r#"
+import docx, json, sys
+d = docx.Document(sys.argv[1])
+print(json.dumps({
+  "paragraphs": [[p.style.name, p.text] for p in d.paragraphs],
+  "tables": [[[c.text for c in r.cells] for r in t.rows] for t in d.tables],
+}))
+"#,
+        &[&path],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["paragraphs"],
+        json!([
+            ["Heading 1", "Offsite plan"],
+            ["Normal", "We meet in Delft on 12 March, café at 9."],
+            ["Heading 2", "To do"],
+            ["List Bullet", "Book the bus"],
+            ["List Bullet", "Print badges"],
+        ])
+    );
+    assert_eq!(
+        v["tables"],
+        json!([[["Who", "Task", "Cost"], ["Sam", "Bus", "1,200"]]])
+    );
+}
+
+#[test]
+fn bureau_reads_what_python_docx_writes() {
+    python_docx();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theirs.docx");
+    python(
+        r#"
+import docx, sys
+d = docx.Document()
+d.add_heading("Quarterly report", 0)
+d.add_heading("Summary", 1)
+d.add_paragraph("Revenue was 11,917.00 EUR.")
+d.add_paragraph("first point", style="List Bullet")
+d.add_paragraph("nested point", style="List Bullet 2")
+d.add_paragraph("step one", style="List Number")
+d.add_heading("Details", 2)
+t = d.add_table(rows=2, cols=2)
+t.cell(0, 0).text = "Region"; t.cell(0, 1).text = "Total"
+t.cell(1, 0).text = "North"; t.cell(1, 1).text = "11917"
+d.add_paragraph("The end.")
+d.save(sys.argv[1])
+"#,
+        &[&path],
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    let d = office::read_docx("theirs.docx", &bytes).unwrap();
+    assert_eq!(
+        d.headings(),
+        vec![(0, "Quarterly report"), (1, "Summary"), (2, "Details")]
+    );
+    let styled: Vec<(&str, Option<u8>)> = d
+        .paragraphs
+        .iter()
+        .map(|p| (p.style.as_str(), p.list_level))
+        .collect();
+    assert_eq!(
+        styled,
+        vec![
+            ("Title", None),
+            ("Heading 1", None),
+            ("Normal", None),
+            ("List Bullet", Some(0)),
+            ("List Bullet 2", Some(1)),
+            ("List Number", Some(0)),
+            ("Heading 2", None),
+            ("Normal", None),
+        ]
+    );
+    assert_eq!(
+        d.tables,
+        vec![vec![
+            vec!["Region".to_string(), "Total".into()],
+            vec!["North".into(), "11917".into()]
+        ]]
+    );
+    assert_eq!(
+        d.to_text(),
+        "# Quarterly report\n\n# Summary\n\nRevenue was 11,917.00 EUR.\n\n- first point\n  - nested point\n- step one\n\n## Details\n\n| Region | Total |\n|---|---|\n| North | 11917 |\n\nThe end.\n"
+    );
+}
+
+fn libreoffice() -> &'static str {
+    for bin in ["libreoffice", "soffice"] {
+        if Command::new(bin)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return bin;
+        }
+    }
+    panic!(
+        "LibreOffice is missing: run `apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-draw-nogui` (the CI does, in .ci/run)"
+    );
+}
+
+/// `libreoffice --headless --convert-to <to>` of `input` into `dir`, with a private profile.
+fn convert(bin: &str, input: &Path, to: &str, dir: &Path) {
+    let out = Command::new(bin)
+        .arg(format!(
+            "-env:UserInstallation=file://{}",
+            dir.join("profile").display()
+        ))
+        .args(["--headless", "--convert-to", to, "--outdir"])
+        .arg(dir)
+        .arg(input)
+        .output()
+        .expect("libreoffice runs");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && !log.contains("Error:"),
+        "libreoffice failed on {}: {log}",
+        input.display()
+    );
+}
+
+#[test]
+fn libreoffice_opens_bureau_docx_and_pdf() {
+    let bin = libreoffice();
+    let dir = tempfile::tempdir().unwrap();
+    // Bureau .docx → text by LibreOffice Writer: headings, list items and table cells are there.
+    let docx = dir.path().join("plan.docx");
+    std::fs::write(&docx, office::write_docx("plan.docx", &blocks()).unwrap()).unwrap();
+    convert(bin, &docx, "txt:Text (encoded):UTF8", dir.path());
+    let txt = std::fs::read_to_string(dir.path().join("plan.txt")).unwrap();
+    for want in [
+        "Offsite plan",
+        "café at 9",
+        "Book the bus",
+        "Print badges",
+        "Who",
+        "1,200",
+    ] {
+        assert!(
+            txt.contains(want),
+            "LibreOffice's text lacks {want:?}:\n{txt}"
+        );
+    }
+    // The same .docx → .pdf by LibreOffice, read back by Bureau.
+    convert(bin, &docx, "pdf", dir.path());
+    let pdf = office::read_pdf(
+        "plan.pdf",
+        &std::fs::read(dir.path().join("plan.pdf")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        pdf.pages
+            .iter()
+            .any(|p| p.contains("Offsite plan") && p.contains("Print badges")),
+        "{:?}",
+        pdf.pages
+    );
+    // Bureau's own PDF opens in LibreOffice Draw, which sees its text (exported as SVG).
+    let ours = dir.path().join("ours.pdf");
+    std::fs::write(
+        &ours,
+        office::write_pdf("Ours", "# Budget memo\n\n- Total: 11,917.00 EUR\n"),
+    )
+    .unwrap();
+    convert(bin, &ours, "svg", dir.path());
+    let svg = std::fs::read_to_string(dir.path().join("ours.svg")).unwrap();
+    assert!(
+        svg.contains("Budget memo") && svg.contains("11,917.00"),
+        "LibreOffice did not see the PDF's text"
+    );
+}
