@@ -576,7 +576,7 @@ fn search(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         .filter(|m| from.as_ref().is_none_or(|f| m.author == *f))
         .filter(|m| m.text.to_lowercase().contains(&q))
         .collect();
-    hits.sort_by(|x, y| y.time.cmp(&x.time));
+    hits.sort_by_key(|m| std::cmp::Reverse(m.time));
     let out: Vec<Value> = hits.into_iter().take(50).map(|m| shown(w, m)).collect();
     Ok(json!({"messages": out}))
 }
