@@ -1,29 +1,460 @@
 //! Team chat: members, channels, direct messages, threads, mentions, reactions.
 //!
-//! Seeded from `world/chat/`; documented in `docs/services/chat.md`.
+//! The workspace members are the people of `world/people.toml` plus the task's user. Channels
+//! are public (anyone can read and join) or private (invisible to non-members). A direct
+//! conversation (DM) is identified by its sorted participant list (1:1 or group). A message
+//! may reply in the thread of another (`thread_of`), mention members (`@handle`) and carry
+//! reactions.
+//!
+//! Seeded from `world/chat/channels.json` and `world/chat/history.jsonl`; documented in
+//! `docs/services/chat.md`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use bureau_core::log::Actor;
+use bureau_core::time::parse_world_time;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{World, WorldError};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ChatState {}
+/// One channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Channel {
+    /// Name without `#`, lower-case.
+    pub name: String,
+    pub private: bool,
+    #[serde(default)]
+    pub topic: String,
+    /// Member emails.
+    pub members: BTreeSet<String>,
+}
 
-impl ChatState {
-    /// What checks see as `w.chat` (JSON; objects become Starlark structs, `{"$dict": {...}}`
-    /// becomes a dict).
-    pub fn check_view(&self, _tz: chrono_tz::Tz) -> Value {
-        json!({})
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Stable id (`c00001`, ... or the id of the seed export).
+    pub id: String,
+    /// The channel, for a channel message.
+    pub channel: Option<String>,
+    /// The participants' emails (sorted), for a direct message; empty for a channel message.
+    #[serde(default)]
+    pub dm: Vec<String>,
+    /// Author email.
+    pub author: String,
+    pub text: String,
+    pub time: DateTime<Utc>,
+    /// The id of the thread's root message, for a reply in a thread.
+    pub thread_of: Option<String>,
+    /// Emails of the members mentioned with `@handle`.
+    #[serde(default)]
+    pub mentions: Vec<String>,
+    /// Emoji name → emails of who reacted.
+    #[serde(default)]
+    pub reactions: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Where a message is: a channel or a DM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conversation {
+    Channel(String),
+    Dm(Vec<String>),
+}
+
+impl ChatMessage {
+    pub fn conversation(&self) -> Conversation {
+        match &self.channel {
+            Some(c) => Conversation::Channel(c.clone()),
+            None => Conversation::Dm(self.dm.clone()),
+        }
     }
 }
 
-/// Seed the service from `dir` (`world/chat/`; absent = empty).
-pub(crate) fn seed(_world: &mut World, dir: &Path) -> Result<(), WorldError> {
-    if !dir.exists() {
-        return Ok(());
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatState {
+    pub(crate) channels: BTreeMap<String, Channel>,
+    /// In the order they were posted.
+    pub(crate) messages: Vec<ChatMessage>,
+    pub(crate) next_id: u64,
+}
+
+impl ChatState {
+    pub fn channels(&self) -> impl Iterator<Item = &Channel> {
+        self.channels.values()
+    }
+    pub fn channel(&self, name: &str) -> Option<&Channel> {
+        self.channels.get(&channel_key(name))
+    }
+    /// Every message, in posting order.
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+    pub fn message(&self, id: &str) -> Option<&ChatMessage> {
+        self.messages.iter().find(|m| m.id == id)
+    }
+    pub(crate) fn message_mut(&mut self, id: &str) -> Option<&mut ChatMessage> {
+        self.messages.iter_mut().find(|m| m.id == id)
+    }
+
+    /// Whether `email` can see channel `c`: it is public or they are a member.
+    pub fn can_see(c: &Channel, email: &str) -> bool {
+        !c.private || c.members.contains(email)
+    }
+
+    /// Whether `email` can see message `m`.
+    pub fn visible_to(&self, m: &ChatMessage, email: &str) -> bool {
+        match &m.channel {
+            Some(c) => self
+                .channels
+                .get(c)
+                .is_some_and(|c| ChatState::can_see(c, email)),
+            None => m.dm.iter().any(|p| p == email),
+        }
+    }
+
+    /// A fresh message id not used yet.
+    pub(crate) fn fresh_id(&mut self) -> String {
+        loop {
+            self.next_id += 1;
+            let id = format!("c{:05}", self.next_id);
+            if self.message(&id).is_none() {
+                return id;
+            }
+        }
+    }
+
+    /// What checks see as `w.chat`: channels, messages (times in `tz`) and members.
+    pub fn check_view(&self, tz: chrono_tz::Tz) -> Value {
+        let channels: Vec<Value> = self
+            .channels
+            .values()
+            .map(|c| {
+                json!({"name": c.name, "private": c.private, "topic": c.topic,
+                    "members": c.members.iter().collect::<Vec<_>>()})
+            })
+            .collect();
+        let messages: Vec<Value> = self.messages.iter().map(|m| message_json(m, tz)).collect();
+        json!({"channels": channels, "messages": messages})
+    }
+}
+
+/// A message as JSON (tools and checks): time ISO 8601 in `tz`.
+pub fn message_json(m: &ChatMessage, tz: chrono_tz::Tz) -> Value {
+    let reactions: serde_json::Map<String, Value> = m
+        .reactions
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v.iter().collect::<Vec<_>>())))
+        .collect();
+    json!({
+        "id": m.id,
+        "channel": m.channel,
+        "dm": m.dm,
+        "author": m.author,
+        "text": m.text,
+        "time": m.time.with_timezone(&tz).to_rfc3339(),
+        "thread_of": m.thread_of,
+        "mentions": m.mentions,
+        "reactions": {"$dict": reactions},
+    })
+}
+
+/// A channel name as stored: without `#`, trimmed, lower-case.
+pub fn channel_key(name: &str) -> String {
+    name.trim().trim_start_matches('#').to_lowercase()
+}
+
+/// Whether `name` is a valid channel name: 1–80 of `a-z 0-9 - _`.
+pub fn valid_channel_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 80
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// The user's chat handle: their roster handle, else the local part of their email.
+pub fn user_handle(world: &World) -> String {
+    let email = world.user().email.to_lowercase();
+    match world.people().persons.get(&email) {
+        Some(p) => p.handle.clone(),
+        None => email.split('@').next().unwrap_or(&email).to_string(),
+    }
+}
+
+/// A workspace member's email by email or handle (with or without `@`), case-insensitive.
+pub fn member_email(world: &World, who: &str) -> Option<String> {
+    if let Some(p) = world.people().find(who) {
+        return Some(p.email.clone());
+    }
+    let w = who.trim().trim_start_matches('@').to_lowercase();
+    let user = world.user().email.to_lowercase();
+    (w == user || w == user_handle(world)).then_some(user)
+}
+
+/// A member's display name (roster name, the user's name, else the email).
+pub fn member_name(world: &World, email: &str) -> String {
+    if let Some(p) = world.people().persons.get(email) {
+        return p.name.clone();
+    }
+    if email == world.user().email.to_lowercase() {
+        return world.user().name.clone();
+    }
+    email.to_string()
+}
+
+/// A member's handle.
+pub fn member_handle(world: &World, email: &str) -> String {
+    match world.people().persons.get(email) {
+        Some(p) => p.handle.clone(),
+        None => user_handle(world),
+    }
+}
+
+/// Every workspace member's email, sorted: the roster and the user.
+pub fn members(world: &World) -> Vec<String> {
+    let mut v: BTreeSet<String> = world.people().persons.keys().cloned().collect();
+    v.insert(world.user().email.to_lowercase());
+    v.into_iter().collect()
+}
+
+/// The members mentioned in `text` with `@handle` (or `@email`), sorted, without repeats.
+/// `@` inside a word (an email address) is not a mention; unknown handles are ignored.
+pub fn parse_mentions(world: &World, text: &str) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let prev_ok = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '.');
+        if chars[i] == '@' && prev_ok {
+            let mut j = i + 1;
+            while j < chars.len()
+                && (chars[j].is_alphanumeric() || matches!(chars[j], '.' | '_' | '-' | '@'))
+            {
+                j += 1;
+            }
+            let token: String = chars[i + 1..j].iter().collect();
+            let token = token.trim_end_matches(['.', '-', '_']);
+            if let Some(email) = member_email(world, token) {
+                out.insert(email);
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// A seed line of `channels.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedChannel {
+    name: String,
+    #[serde(default)]
+    private: bool,
+    #[serde(default)]
+    members: Vec<String>,
+    #[serde(default)]
+    topic: String,
+}
+
+/// A line of `history.jsonl`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedMessage {
+    id: Option<String>,
+    channel: Option<String>,
+    /// The other participants (email or handle); the author is added.
+    dm: Option<Vec<String>>,
+    author: String,
+    ts: String,
+    text: String,
+    thread_of: Option<String>,
+    #[serde(default)]
+    reactions: BTreeMap<String, Vec<String>>,
+}
+
+fn seed_err(path: &Path, message: String) -> WorldError {
+    WorldError::Seed {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// Seed the service: channels of the roster (`channels = [...]` of each person, public),
+/// then `dir/channels.json` and `dir/history.jsonl` (`world/chat/`; absent = none).
+pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
+    let mut channels: BTreeMap<String, Channel> = BTreeMap::new();
+    for p in world.people().iter() {
+        for c in &p.channels {
+            let key = channel_key(c);
+            channels
+                .entry(key.clone())
+                .or_insert_with(|| Channel {
+                    name: key,
+                    private: false,
+                    topic: String::new(),
+                    members: BTreeSet::new(),
+                })
+                .members
+                .insert(p.email.clone());
+        }
+    }
+    let chan_path = dir.join("channels.json");
+    if chan_path.exists() {
+        let text =
+            std::fs::read_to_string(&chan_path).map_err(|e| WorldError::io(&chan_path, e))?;
+        let list: Vec<SeedChannel> = serde_json::from_str(&text).map_err(|e| {
+            seed_err(
+                &chan_path,
+                format!("{e}; expected a JSON array of {{name, private, members, topic}}"),
+            )
+        })?;
+        for sc in list {
+            let key = channel_key(&sc.name);
+            if !valid_channel_name(&key) {
+                return Err(seed_err(
+                    &chan_path,
+                    format!(
+                        "channel name `{}` is invalid: use 1-80 of a-z, 0-9, - and _",
+                        sc.name
+                    ),
+                ));
+            }
+            let mut members = BTreeSet::new();
+            for m in &sc.members {
+                let email = member_email(world, m).ok_or_else(|| {
+                    seed_err(
+                        &chan_path,
+                        format!(
+                            "channel `{key}`: member `{m}` is neither the user nor a person of world/people.toml"
+                        ),
+                    )
+                })?;
+                members.insert(email);
+            }
+            let c = channels.entry(key.clone()).or_insert_with(|| Channel {
+                name: key,
+                private: false,
+                topic: String::new(),
+                members: BTreeSet::new(),
+            });
+            c.private = sc.private;
+            c.topic = sc.topic;
+            c.members.extend(members);
+        }
+    }
+    world.chat.channels = channels;
+
+    let hist_path = dir.join("history.jsonl");
+    let mut count = 0u64;
+    if hist_path.exists() {
+        let text =
+            std::fs::read_to_string(&hist_path).map_err(|e| WorldError::io(&hist_path, e))?;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |message: String| seed_err(&hist_path, format!("line {}: {message}", n + 1));
+            let sm: SeedMessage = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+            let m = seed_message(world, sm).map_err(at)?;
+            world.chat.messages.push(m);
+            count += 1;
+        }
+    }
+    if !world.chat.channels.is_empty() || count > 0 {
+        world.record(
+            Actor::Task,
+            "chat",
+            "seed",
+            false,
+            json!({"channels": world.chat.channels.len(), "messages": count}),
+        );
     }
     Ok(())
+}
+
+fn seed_message(world: &mut World, sm: SeedMessage) -> Result<ChatMessage, String> {
+    let author = member_email(world, &sm.author).ok_or_else(|| {
+        format!(
+            "author `{}` is neither the user nor a person of world/people.toml",
+            sm.author
+        )
+    })?;
+    let time = parse_world_time(&sm.ts, world.timezone())
+        .map_err(|e| format!("`ts`: {e}"))?
+        .with_timezone(&Utc);
+    let (channel, dm) = match (&sm.channel, &sm.dm) {
+        (Some(c), None) => {
+            let key = channel_key(c);
+            if !world.chat.channels.contains_key(&key) {
+                return Err(format!(
+                    "no channel `{key}`; list it in channels.json or in someone's channels"
+                ));
+            }
+            (Some(key), Vec::new())
+        }
+        (None, Some(list)) => (None, dm_participants(world, &author, list)?),
+        _ => return Err("give exactly one of `channel` and `dm`".into()),
+    };
+    if let Some(t) = &sm.thread_of {
+        let root = world
+            .chat
+            .message(t)
+            .ok_or_else(|| format!("`thread_of`: no earlier message `{t}`"))?;
+        if root.channel != channel || root.dm != dm {
+            return Err(format!(
+                "`thread_of`: message `{t}` is in another conversation"
+            ));
+        }
+    }
+    let id = match sm.id {
+        Some(id) => {
+            if id.trim().is_empty() || world.chat.message(&id).is_some() {
+                return Err(format!("message id `{id}` is empty or used twice"));
+            }
+            id
+        }
+        None => world.chat.fresh_id(),
+    };
+    let mut reactions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (emoji, who) in sm.reactions {
+        for w in who {
+            let e = member_email(world, &w)
+                .ok_or_else(|| format!("reaction `{emoji}`: `{w}` is not a member"))?;
+            reactions.entry(emoji.clone()).or_default().insert(e);
+        }
+    }
+    Ok(ChatMessage {
+        id,
+        channel,
+        dm,
+        mentions: parse_mentions(world, &sm.text),
+        author,
+        text: sm.text,
+        time,
+        thread_of: sm.thread_of,
+        reactions,
+    })
+}
+
+/// The sorted participants of a DM between `me` and `others` (emails or handles).
+pub(crate) fn dm_participants(
+    world: &World,
+    me: &str,
+    others: &[String],
+) -> Result<Vec<String>, String> {
+    let mut set = BTreeSet::new();
+    set.insert(me.to_string());
+    for o in others {
+        let e = member_email(world, o)
+            .ok_or_else(|| format!("`{o}` is not a workspace member; chat_members lists who is"))?;
+        set.insert(e);
+    }
+    if set.len() < 2 {
+        return Err("a direct message needs at least one other person".into());
+    }
+    Ok(set.into_iter().collect())
 }

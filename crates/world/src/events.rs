@@ -35,6 +35,7 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         mail: MailState::default(),
         calendar: CalendarState::default(),
         people: crate::People::load(&task.world_dir().join("people.toml"))?,
+        policy: Box::new(crate::DeterministicPolicy),
         chat: Default::default(),
         kb: Default::default(),
         sheets: Default::default(),

@@ -39,7 +39,9 @@ pub use error::WorldError;
 pub use files::{FileInfo, Files};
 pub use kb::KbState;
 pub use mail::{MailState, StoredMail};
-pub use people::{People, Person};
+pub use people::{
+    ChannelKind, DeterministicPolicy, Incoming, Knowledge, People, Person, Reply, ReplyPolicy,
+};
 pub use sheets::SheetsState;
 pub use snapshot::{FileRecord, Services, Snapshot};
 pub use tracker::TrackerState;
@@ -52,6 +54,8 @@ pub struct World {
     mail: MailState,
     calendar: CalendarState,
     people: People,
+    /// How colleagues answer the agent (not part of snapshots: it is code, not state).
+    policy: Box<dyn ReplyPolicy>,
     chat: ChatState,
     kb: KbState,
     sheets: SheetsState,
@@ -160,6 +164,13 @@ impl World {
     /// The roster of `world/people.toml`.
     pub fn people(&self) -> &People {
         &self.people
+    }
+    /// Replace how colleagues answer (default [`DeterministicPolicy`]).
+    pub fn set_reply_policy(&mut self, policy: Box<dyn ReplyPolicy>) {
+        self.policy = policy;
+    }
+    pub fn reply_policy(&self) -> &dyn ReplyPolicy {
+        self.policy.as_ref()
     }
     pub fn chat(&self) -> &ChatState {
         &self.chat

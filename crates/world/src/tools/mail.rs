@@ -1,4 +1,6 @@
-//! mail_* tools. The agent is the task's user: it reads its own mailbox and sends as itself.
+//! mail_* tools. The acting person (the task's user for the agent, a colleague in an `act`
+//! event) reads their own mailbox and sends as themselves. Colleagues answer the agent's mail
+//! right away through the world's reply policy (a mail reply in the user's INBOX).
 
 use bureau_core::log::Actor;
 use bureau_formats::mail::{Address, Attachment, OutgoingMail, build_eml, parse_eml};
@@ -8,6 +10,7 @@ use serde_json::{Value, json};
 use super::{Tool, ToolResult, boolean, integer, parse, schema, string, strings};
 use crate::World;
 use crate::mail::{INBOX, SENT, StoredMail};
+use crate::people::{ChannelKind, Incoming};
 
 pub(super) const FOLDERS: Tool = Tool {
     name: "mail_folders",
@@ -168,19 +171,21 @@ fn summary(w: &World, m: &StoredMail) -> Value {
     })
 }
 
-/// A message of the user's own mailbox.
-fn own<'a>(w: &'a World, id: &str) -> Result<&'a StoredMail, String> {
+/// A message of the acting person's own mailbox.
+fn own<'a>(w: &'a World, actor: &Actor, id: &str) -> Result<&'a StoredMail, String> {
+    let me = w.acting_email(actor)?;
     match w.mail.get(id) {
-        Some(m) if m.owner == w.user.email => Ok(m),
+        Some(m) if m.owner == me => Ok(m),
         _ => Err(format!(
             "no message `{id}` in your mailbox; use mail_list or mail_search to find ids"
         )),
     }
 }
 
-fn folders(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+fn folders(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let _: Empty = parse("mail_folders", args)?;
-    Ok(json!({"folders": w.mail.folders(&w.user.email)}))
+    let me = w.acting_email(actor)?;
+    Ok(json!({"folders": w.mail.folders(&me)}))
 }
 
 #[derive(Deserialize)]
@@ -210,9 +215,9 @@ fn newest_first(mut v: Vec<&StoredMail>) -> Vec<&StoredMail> {
     v
 }
 
-fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+fn list(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: ListArgs = parse("mail_list", args)?;
-    let user = w.user.email.clone();
+    let user = w.acting_email(actor)?;
     let known = w.mail.folders(&user);
     let Some(folder) = known.iter().find(|f| f.eq_ignore_ascii_case(&a.folder)) else {
         return Err(format!(
@@ -240,7 +245,7 @@ struct IdArg {
 
 fn read(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: IdArg = parse("mail_read", args)?;
-    let m = own(w, &a.id)?;
+    let m = own(w, actor, &a.id)?;
     let tz = w.timezone;
     let out = json!({
         "id": m.id,
@@ -277,13 +282,13 @@ struct SearchArgs {
     folder: Option<String>,
 }
 
-fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+fn search(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: SearchArgs = parse("mail_search", args)?;
     let q = a.query.to_lowercase();
     if q.trim().is_empty() {
         return Err("`query` is empty".into());
     }
-    let user = w.user.email.clone();
+    let user = w.acting_email(actor)?;
     let hits: Vec<&StoredMail> = w
         .mail
         .messages(&user, a.folder.as_deref())
@@ -373,18 +378,17 @@ fn dispatch(
     if to.is_empty() && cc.is_empty() && bcc.is_empty() {
         return Err("no recipients; give at least one address in `to`".into());
     }
-    let domain = w
-        .user
-        .email
-        .rsplit('@')
-        .next()
-        .unwrap_or("bureau.test")
-        .to_string();
+    let me = w.acting_email(actor)?;
+    let my_name = match w.people.persons.get(&me) {
+        Some(p) => p.name.clone(),
+        None => w.user.name.clone(),
+    };
+    let domain = me.rsplit('@').next().unwrap_or("bureau.test").to_string();
     let message_id = format!("{:05}.bureau@{domain}", w.mail.next_id + 1);
     let out = OutgoingMail {
         from: Address {
-            name: Some(w.user.name.clone()),
-            email: w.user.email.clone(),
+            name: Some(my_name),
+            email: me.clone(),
         },
         to: to.clone(),
         cc: cc.clone(),
@@ -401,7 +405,7 @@ fn dispatch(
     let mut parsed =
         parse_eml(&raw).map_err(|e| format!("internal: the built message does not parse: {e}"))?;
     let raw_text = String::from_utf8_lossy(&raw).into_owned();
-    let user = w.user.email.clone();
+    let user = me;
     // Recipients' copies carry no Bcc; the sender's copy keeps it.
     let mut recipients: Vec<String> = to
         .iter()
@@ -435,7 +439,68 @@ fn dispatch(
             "delivered": delivered,
         }),
     );
+    if *actor == Actor::Agent {
+        colleague_replies(w, &id);
+    }
     Ok(json!({"id": id, "message_id": message_id}))
+}
+
+/// Colleagues among the recipients of the agent's mail `sent_id` (the sender's copy) answer
+/// through the world's reply policy: a reply mail to the sender (Re: subject, In-Reply-To),
+/// sent as the colleague (actor `colleague:<email>`).
+fn colleague_replies(w: &mut World, sent_id: &str) {
+    let Some(sent) = w.mail.get(sent_id).map(|m| m.mail.clone()) else {
+        return;
+    };
+    let Some(sender) = sent.from.clone() else {
+        return;
+    };
+    let mut reached: Vec<String> = sent
+        .to
+        .iter()
+        .chain(&sent.cc)
+        .chain(&sent.bcc)
+        .map(|a| a.email.to_lowercase())
+        .filter(|e| *e != sender.email)
+        .collect();
+    reached.sort();
+    reached.dedup();
+    for email in reached {
+        let Some(person) = w.people.persons.get(&email).cloned() else {
+            continue;
+        };
+        if !person.answers_on(ChannelKind::Mail) {
+            continue;
+        }
+        let incoming = Incoming {
+            channel: ChannelKind::Mail,
+            text: &sent.text,
+            subject: Some(&sent.subject),
+            sender: &sender.email,
+        };
+        let Some(reply) = w.reply_policy().reply(&person, &incoming) else {
+            continue;
+        };
+        let mut refs = sent.references.clone();
+        if let Some(mid) = &sent.message_id {
+            refs.push(mid.clone());
+        }
+        // A reply that cannot be built (never expected) is dropped rather than failing the
+        // agent's successful send.
+        let _ = dispatch(
+            w,
+            &Actor::Colleague(email.clone()),
+            "reply",
+            vec![sender.clone()],
+            Vec::new(),
+            Vec::new(),
+            prefixed("Re:", &sent.subject),
+            reply.text,
+            sent.message_id.clone(),
+            refs,
+            Vec::new(),
+        );
+    }
 }
 
 #[derive(Deserialize)]
@@ -495,8 +560,8 @@ struct ReplyArgs {
 
 fn reply(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: ReplyArgs = parse("mail_reply", args)?;
-    let orig = own(w, &a.id)?.mail.clone();
-    let me = w.user.email.clone();
+    let orig = own(w, actor, &a.id)?.mail.clone();
+    let me = w.acting_email(actor)?;
     let mut to: Vec<Address> = if !orig.reply_to.is_empty() {
         orig.reply_to.clone()
     } else {
@@ -550,7 +615,7 @@ struct ForwardArgs {
 
 fn forward(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: ForwardArgs = parse("mail_forward", args)?;
-    let orig = own(w, &a.id)?.mail.clone();
+    let orig = own(w, actor, &a.id)?.mail.clone();
     let to = addresses("to", &a.to)?;
     let cc = addresses("cc", &a.cc)?;
     let tz = w.timezone;
@@ -596,12 +661,12 @@ struct MoveArgs {
 
 fn move_(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: MoveArgs = parse("mail_move", args)?;
-    own(w, &a.id)?;
+    own(w, actor, &a.id)?;
     let folder = a.folder.trim().to_string();
     if folder.is_empty() || folder.len() > 100 || folder.contains(['/', '\\', '\0']) {
         return Err("`folder` must be a plain name of 1 to 100 characters without slashes".into());
     }
-    let user = w.user.email.clone();
+    let user = w.acting_email(actor)?;
     // Reuse an existing folder's spelling when only the case differs.
     let folder = w
         .mail
@@ -639,7 +704,7 @@ fn yes() -> bool {
 
 fn mark_read(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: MarkArgs = parse("mail_mark_read", args)?;
-    own(w, &a.id)?;
+    own(w, actor, &a.id)?;
     if let Some(m) = w.mail.get_mut(&a.id)
         && m.seen != a.read
     {
@@ -665,7 +730,7 @@ struct SaveArgs {
 
 fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: SaveArgs = parse("mail_save_attachment", args)?;
-    let m = own(w, &a.id)?;
+    let m = own(w, actor, &a.id)?;
     let Some(att) = m.mail.attachments.iter().find(|x| x.filename == a.filename) else {
         let names: Vec<&str> = m
             .mail
