@@ -59,8 +59,8 @@ pub struct IssueComment {
 #[serde(deny_unknown_fields)]
 pub struct Change {
     pub field: String,
-    pub from: Value,
-    pub to: Value,
+    pub old: Value,
+    pub new: Value,
     pub by: String,
     pub at: String,
 }
@@ -333,7 +333,7 @@ pub fn issue_json(p: &Project, i: &Issue) -> Value {
         "estimate": i.estimate, "cycle": i.cycle, "module": i.module,
         "created_by": i.created_by, "created_at": i.created_at, "updated_at": i.updated_at,
         "comments": i.comments.iter().map(|c| json!({"author": c.author, "at": c.at, "text": c.text})).collect::<Vec<_>>(),
-        "history": i.history.iter().map(|c| json!({"field": c.field, "from": c.from, "to": c.to, "by": c.by, "at": c.at})).collect::<Vec<_>>(),
+        "history": i.history.iter().map(|c| json!({"field": c.field, "old": c.old, "new": c.new, "by": c.by, "at": c.at})).collect::<Vec<_>>(),
     })
 }
 

@@ -399,7 +399,7 @@ fn tracker_seed_and_tools_keep_a_history() {
         .history
         .iter()
         .filter(|c| c.field == "state")
-        .map(|c| (c.from.clone(), c.to.clone()))
+        .map(|c| (c.old.clone(), c.new.clone()))
         .collect();
     assert_eq!(
         states,
@@ -446,7 +446,7 @@ fn a_colleague_acts_silently_on_day_two_and_it_shows_in_the_history() {
     let last = i.history.last().unwrap();
     assert_eq!(last.field, "assignee");
     assert_eq!(last.by, "jonas@bw.test");
-    assert_eq!(last.from, json!("mara@bw.test"));
+    assert_eq!(last.old, json!("mara@bw.test"));
     assert!(last.at.starts_with("2026-03-10T09:00:00"));
     let entries: Vec<_> = w.log().iter().filter(|e| e.turn == 2).collect();
     assert_eq!(entries.len(), 2);

@@ -343,8 +343,8 @@ fn create_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         comments: Vec::new(),
         history: vec![Change {
             field: "state".into(),
-            from: Value::Null,
-            to: json!(state),
+            old: Value::Null,
+            new: json!(state),
             by: me,
             at,
         }],
@@ -446,8 +446,8 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     for (f, from, to) in &changes {
         new.history.push(Change {
             field: (*f).into(),
-            from: from.clone(),
-            to: to.clone(),
+            old: from.clone(),
+            new: to.clone(),
             by: me.clone(),
             at: at.clone(),
         });
@@ -459,7 +459,7 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     let changed: Vec<Value> = changes
         .iter()
-        .map(|(f, from, to)| json!({"field": f, "from": from, "to": to}))
+        .map(|(f, from, to)| json!({"field": f, "old": from, "new": to}))
         .collect();
     w.record(actor.clone(), "tracker", "update_issue", false, json!({"key": key, "changes": changed}));
     Ok(json!({"key": key, "changed": changed, "issue": summary(w, &key)}))
