@@ -3,9 +3,13 @@
 
 use std::path::Path;
 
-use bureau_check::{CheckLimits, CheckProgram, eval_predicate, evaluate, evaluate_item, load_checks};
+use bureau_check::{
+    CheckLimits, CheckProgram, eval_predicate, evaluate, evaluate_item, load_checks,
+};
 use bureau_core::log::Actor;
-use bureau_core::task::{Evaluator, KbPageFilter, KbRowFilter, Predicate, Task, TrackerIssueFilter};
+use bureau_core::task::{
+    Evaluator, KbPageFilter, KbRowFilter, Predicate, Task, TrackerIssueFilter,
+};
 use bureau_core::tool::ToolOutcome;
 use bureau_core::verdict::{TurnRef, VerdictStatus};
 use bureau_world::World;
@@ -125,7 +129,12 @@ impl Fixture {
         let program = load_checks(&task).unwrap().unwrap();
         let mut world = World::build(&task, &dir.path().join("run")).unwrap();
         world.begin_turn(&task.turns[0]).unwrap();
-        Fixture { _dir: dir, task, program, world }
+        Fixture {
+            _dir: dir,
+            task,
+            program,
+            world,
+        }
     }
 
     fn ok(&mut self, tool: &str, args: Value) {
@@ -136,7 +145,14 @@ impl Fixture {
     fn check(&self, name: &str) -> (VerdictStatus, String) {
         let mut item = self.task.rubric[3].clone();
         item.evaluator = Evaluator::Check(name.into());
-        let v = evaluate_item(&self.task, Some(&self.program), &self.world, &[], &item, &CheckLimits::default());
+        let v = evaluate_item(
+            &self.task,
+            Some(&self.program),
+            &self.world,
+            &[],
+            &item,
+            &CheckLimits::default(),
+        );
         (v.status, v.detail.unwrap_or_default())
     }
 
@@ -148,20 +164,45 @@ impl Fixture {
 #[test]
 fn starlark_sees_kb_and_tracker() {
     let mut f = Fixture::new();
-    f.ok("tracker_update_issue", json!({"key": "OPS-1", "state": "Done"}));
+    f.ok(
+        "tracker_update_issue",
+        json!({"key": "OPS-1", "state": "Done"}),
+    );
     let (s, d) = f.check("view");
     assert_eq!(s, VerdictStatus::Passed, "{d}");
     let v: Value = serde_json::from_str(&d).unwrap();
     assert_eq!(v["pages"], json!([["Engineering", null, "Engineering"]]));
     assert_eq!(v["props"][3], json!(["Tags", "multi_select"]));
-    assert_eq!(v["polder"], json!(["row-1", 3, true, ["pcb"], "lena@bw.test"]));
+    assert_eq!(
+        v["polder"],
+        json!(["row-1", 3, true, ["pcb"], "lena@bw.test"])
+    );
     assert_eq!(v["orders"], json!([["Polder PCB"]]));
-    assert_eq!(v["projects"][0][1], json!(["Backlog", "Todo", "In Progress", "Done", "Cancelled"]));
-    assert_eq!(v["ops1"], json!(["Done", "completed", "mara@bw.test", "Sprint 14", ["supplier"], 3.0]));
-    assert_eq!(v["history"], json!([["state", "In Progress", "Done", "mara@bw.test"]]));
+    assert_eq!(
+        v["projects"][0][1],
+        json!(["Backlog", "Todo", "In Progress", "Done", "Cancelled"])
+    );
+    assert_eq!(
+        v["ops1"],
+        json!([
+            "Done",
+            "completed",
+            "mara@bw.test",
+            "Sprint 14",
+            ["supplier"],
+            3.0
+        ])
+    );
+    assert_eq!(
+        v["history"],
+        json!([["state", "In Progress", "Done", "mara@bw.test"]])
+    );
     assert_eq!(v["open"], json!([]));
     assert_eq!(f.check("rated").0, VerdictStatus::Failed);
-    f.ok("kb_update_row", json!({"database": "Suppliers", "row": "Polder PCB", "values": {"Rating": 4}}));
+    f.ok(
+        "kb_update_row",
+        json!({"database": "Suppliers", "row": "Polder PCB", "values": {"Rating": 4}}),
+    );
     assert_eq!(f.check("rated").0, VerdictStatus::Passed);
 }
 
@@ -182,21 +223,57 @@ fn kb_row_compares_typed_values() {
     assert!(d.contains("matched: 'Polder PCB'"), "{d}");
     let (s, d) = f.pred(row(json!({"Name": "Polder PCB", "Rating": 4}), 0.0));
     assert_eq!(s, VerdictStatus::Failed);
-    assert!(d.contains("0 rows of 'Suppliers'") && d.contains("2 rows in total"), "{d}");
-    assert_eq!(f.pred(row(json!({"Name": "Polder PCB", "Rating": 3.4}), 0.5)).0, VerdictStatus::Passed);
-    assert_eq!(f.pred(row(json!({"Tags": null, "Contact": ""}), 0.0)).0, VerdictStatus::Passed);
+    assert!(
+        d.contains("0 rows of 'Suppliers'") && d.contains("2 rows in total"),
+        "{d}"
+    );
+    assert_eq!(
+        f.pred(row(json!({"Name": "Polder PCB", "Rating": 3.4}), 0.5))
+            .0,
+        VerdictStatus::Passed
+    );
+    assert_eq!(
+        f.pred(row(json!({"Tags": null, "Contact": ""}), 0.0)).0,
+        VerdictStatus::Passed
+    );
     let (s, d) = f.pred(row(json!({"Colour": "red"}), 0.0));
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("no property 'Colour'"), "{d}");
-    let (s, d) = f.pred(Predicate::KbRow(KbRowFilter { database: "Vendors".into(), min: 1, ..Default::default() }));
+    let (s, d) = f.pred(Predicate::KbRow(KbRowFilter {
+        database: "Vendors".into(),
+        min: 1,
+        ..Default::default()
+    }));
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("Orders, Suppliers"), "{d}");
     // The rubric item of task.toml: Rating 4 ± 0.5.
-    let verdicts = evaluate(&f.task, Some(&f.program), &f.world, &[], TurnRef::Final, &CheckLimits::default());
+    let verdicts = evaluate(
+        &f.task,
+        Some(&f.program),
+        &f.world,
+        &[],
+        TurnRef::Final,
+        &CheckLimits::default(),
+    );
     assert_eq!(verdicts[0].status, VerdictStatus::Failed);
-    f.ok("kb_update_row", json!({"database": "Suppliers", "row": "row-1", "values": {"Rating": 4.5}}));
-    let verdicts = evaluate(&f.task, Some(&f.program), &f.world, &[], TurnRef::Final, &CheckLimits::default());
-    assert_eq!(verdicts[0].status, VerdictStatus::Passed, "{:?}", verdicts[0].detail);
+    f.ok(
+        "kb_update_row",
+        json!({"database": "Suppliers", "row": "row-1", "values": {"Rating": 4.5}}),
+    );
+    let verdicts = evaluate(
+        &f.task,
+        Some(&f.program),
+        &f.world,
+        &[],
+        TurnRef::Final,
+        &CheckLimits::default(),
+    );
+    assert_eq!(
+        verdicts[0].status,
+        VerdictStatus::Passed,
+        "{:?}",
+        verdicts[0].detail
+    );
 }
 
 #[test]
@@ -212,15 +289,27 @@ fn kb_page_matches_title_parent_and_content() {
             ..Default::default()
         })
     };
-    assert_eq!(f.pred(page("Visit notes", &["J3"], &[])).0, VerdictStatus::Failed);
-    f.ok("kb_create_page", json!({"title": "Visit notes", "parent": "Engineering", "content": "J3 voids, lot 2,411."}));
+    assert_eq!(
+        f.pred(page("Visit notes", &["J3"], &[])).0,
+        VerdictStatus::Failed
+    );
+    f.ok(
+        "kb_create_page",
+        json!({"title": "Visit notes", "parent": "Engineering", "content": "J3 voids, lot 2,411."}),
+    );
     let (s, d) = f.pred(page("visit notes", &["j3", "2411"], &[]));
     assert_eq!(s, VerdictStatus::Passed, "{d}");
     assert!(d.contains("'Engineering / Visit notes'"), "{d}");
     let (s, d) = f.pred(page("Visit notes", &["X-ray"], &["voids"]));
     assert_eq!(s, VerdictStatus::Failed);
-    assert!(d.contains("lacks 'X-ray'") && d.contains("contains 'voids'"), "{d}");
-    f.ok("kb_create_page", json!({"title": "Visit notes", "content": "J3"}));
+    assert!(
+        d.contains("lacks 'X-ray'") && d.contains("contains 'voids'"),
+        "{d}"
+    );
+    f.ok(
+        "kb_create_page",
+        json!({"title": "Visit notes", "content": "J3"}),
+    );
     // The top-level copy is not under Engineering: still exactly one match.
     let mut one = page("Visit notes", &["J3"], &[]);
     if let Predicate::KbPage(p) = &mut one {
@@ -233,11 +322,21 @@ fn kb_page_matches_title_parent_and_content() {
 fn tracker_issue_filters_state_assignee_cycle_labels_comments() {
     let mut f = Fixture::new();
     let issue = |f: TrackerIssueFilter| Predicate::TrackerIssue(TrackerIssueFilter { min: 1, ..f });
-    let (s, d) = f.pred(issue(TrackerIssueFilter { key: Some("OPS-1".into()), state: Some("done".into()), ..Default::default() }));
+    let (s, d) = f.pred(issue(TrackerIssueFilter {
+        key: Some("OPS-1".into()),
+        state: Some("done".into()),
+        ..Default::default()
+    }));
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("OPS-1 is state 'In Progress'"), "{d}");
-    f.ok("tracker_update_issue", json!({"key": "OPS-1", "state": "Done", "assignee": "lena@bw.test", "cycle": ""}));
-    f.ok("tracker_comment", json!({"key": "OPS-1", "text": "Spares arrive on 12 March."}));
+    f.ok(
+        "tracker_update_issue",
+        json!({"key": "OPS-1", "state": "Done", "assignee": "lena@bw.test", "cycle": ""}),
+    );
+    f.ok(
+        "tracker_comment",
+        json!({"key": "OPS-1", "text": "Spares arrive on 12 March."}),
+    );
     let (s, d) = f.pred(issue(TrackerIssueFilter {
         project: Some("operations".into()),
         state: Some("DONE".into()),
@@ -250,11 +349,42 @@ fn tracker_issue_filters_state_assignee_cycle_labels_comments() {
     }));
     assert_eq!(s, VerdictStatus::Passed, "{d}");
     assert!(d.contains("OPS-1 [Done]"), "{d}");
-    assert_eq!(f.pred(issue(TrackerIssueFilter { assignee: Some(String::new()), ..Default::default() })).0, VerdictStatus::Failed);
-    assert_eq!(f.pred(issue(TrackerIssueFilter { cycle: Some("Sprint 14".into()), ..Default::default() })).0, VerdictStatus::Failed);
+    assert_eq!(
+        f.pred(issue(TrackerIssueFilter {
+            assignee: Some(String::new()),
+            ..Default::default()
+        }))
+        .0,
+        VerdictStatus::Failed
+    );
+    assert_eq!(
+        f.pred(issue(TrackerIssueFilter {
+            cycle: Some("Sprint 14".into()),
+            ..Default::default()
+        }))
+        .0,
+        VerdictStatus::Failed
+    );
     // max = 0 expresses "no such issue".
-    let none = Predicate::TrackerIssue(TrackerIssueFilter { state: Some("In Progress".into()), min: 0, max: Some(0), ..Default::default() });
+    let none = Predicate::TrackerIssue(TrackerIssueFilter {
+        state: Some("In Progress".into()),
+        min: 0,
+        max: Some(0),
+        ..Default::default()
+    });
     assert_eq!(f.pred(none).0, VerdictStatus::Passed);
-    let verdicts = evaluate(&f.task, Some(&f.program), &f.world, &[], TurnRef::Final, &CheckLimits::default());
-    assert_eq!(verdicts[1].status, VerdictStatus::Passed, "{:?}", verdicts[1].detail);
+    let verdicts = evaluate(
+        &f.task,
+        Some(&f.program),
+        &f.world,
+        &[],
+        TurnRef::Final,
+        &CheckLimits::default(),
+    );
+    assert_eq!(
+        verdicts[1].status,
+        VerdictStatus::Passed,
+        "{:?}",
+        verdicts[1].detail
+    );
 }

@@ -215,7 +215,11 @@ impl KbState {
         format!(
             "no database `{}`; the databases are: {}",
             name.trim(),
-            self.databases.keys().cloned().collect::<Vec<_>>().join(", ")
+            self.databases
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 
@@ -292,16 +296,21 @@ impl KbState {
         for p in &db.properties {
             let v = row.values.get(&p.name).cloned().unwrap_or(Value::Null);
             let shown = if p.kind == PropKind::Relation {
-                let titles: Vec<Value> = match (&v, p.database.as_deref().and_then(|d| self.database(d))) {
-                    (Value::Array(ids), Some(t)) => ids
-                        .iter()
-                        .map(|id| {
-                            let id = id.as_str().unwrap_or_default();
-                            Value::String(t.row(id).map(|r| t.row_title(r)).unwrap_or_else(|| id.to_string()))
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
+                let titles: Vec<Value> =
+                    match (&v, p.database.as_deref().and_then(|d| self.database(d))) {
+                        (Value::Array(ids), Some(t)) => ids
+                            .iter()
+                            .map(|id| {
+                                let id = id.as_str().unwrap_or_default();
+                                Value::String(
+                                    t.row(id)
+                                        .map(|r| t.row_title(r))
+                                        .unwrap_or_else(|| id.to_string()),
+                                )
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
                 Value::Array(titles)
             } else {
                 v
@@ -519,7 +528,9 @@ fn coerce(kb: &KbState, p: &Property, raw: &Value, people: &People) -> Result<Va
         PropKind::Relation => {
             let target_name = p.database.clone().unwrap_or_default();
             let target = kb.database(&target_name).ok_or_else(|| {
-                bad(format!("points to database `{target_name}`, which does not exist"))
+                bad(format!(
+                    "points to database `{target_name}`, which does not exist"
+                ))
             })?;
             let items = list_items(raw)
                 .ok_or_else(|| bad(format!("expects a list of row ids or titles, got {raw}")))?;
@@ -610,7 +621,9 @@ fn cmp_values(a: &Value, b: &Value) -> std::cmp::Ordering {
             .partial_cmp(&y.as_f64().unwrap_or(0.0))
             .unwrap_or(Ordering::Equal),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        _ => value_text(a).to_lowercase().cmp(&value_text(b).to_lowercase()),
+        _ => value_text(a)
+            .to_lowercase()
+            .cmp(&value_text(b).to_lowercase()),
     }
 }
 
@@ -661,17 +674,16 @@ impl KbState {
                         }
                         PropKind::Relation => {
                             let v = coerce(self, p, &f.value, people)?;
-                            v.as_array().and_then(|a| a.first().cloned()).unwrap_or(Value::Null)
+                            v.as_array()
+                                .and_then(|a| a.first().cloned())
+                                .unwrap_or(Value::Null)
                         }
                         _ => coerce(self, p, &f.value, people)?,
                     }
                 }
                 "contains" => Value::String(value_text(&f.value)),
                 _ => {
-                    return Err(format!(
-                        "unknown filter op `{}`; use one of: {OPS}",
-                        f.op
-                    ));
+                    return Err(format!("unknown filter op `{}`; use one of: {OPS}", f.op));
                 }
             };
             resolved.push((p, op, value));
@@ -730,7 +742,9 @@ fn row_matches(kb: &KbState, p: &Property, op: &str, v: &Value, want: &Value) ->
         "equals" | "not_equals" => {
             let eq = match (p.kind, v) {
                 (PropKind::MultiSelect | PropKind::Relation, Value::Array(a)) => a.contains(want),
-                (PropKind::Text, _) => value_text(v).trim().eq_ignore_ascii_case(value_text(want).trim()),
+                (PropKind::Text, _) => value_text(v)
+                    .trim()
+                    .eq_ignore_ascii_case(value_text(want).trim()),
                 (PropKind::Number, Value::Number(_)) => cmp_values(v, want) == Ordering::Equal,
                 _ => v == want,
             };
@@ -776,7 +790,10 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
     if db_dir.is_dir() {
         n_dbs = seed_databases(world, &db_dir, &at, &by)?;
     }
-    for entry in std::fs::read_dir(dir).map_err(|e| WorldError::io(dir, e))?.flatten() {
+    for entry in std::fs::read_dir(dir)
+        .map_err(|e| WorldError::io(dir, e))?
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().to_string();
         if name != "pages" && name != "databases" {
             return Err(WorldError::Seed {
@@ -806,7 +823,10 @@ fn seed_err(path: &Path, line: Option<usize>, message: String) -> WorldError {
 /// Split optional `---` front matter (`title: ...`) from a markdown page.
 fn front_matter(path: &Path, text: &str) -> Result<(Option<String>, String), WorldError> {
     let t = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = t.strip_prefix("---\n").or_else(|| t.strip_prefix("---\r\n")) else {
+    let Some(rest) = t
+        .strip_prefix("---\n")
+        .or_else(|| t.strip_prefix("---\r\n"))
+    else {
         return Ok((None, t.to_string()));
     };
     let mut title = None;
@@ -841,7 +861,10 @@ fn front_matter(path: &Path, text: &str) -> Result<(Option<String>, String), Wor
         offset += line.len();
     }
     match body_start {
-        Some(s) => Ok((title, rest[s..].trim_start_matches(['\r', '\n']).to_string())),
+        Some(s) => Ok((
+            title,
+            rest[s..].trim_start_matches(['\r', '\n']).to_string(),
+        )),
         None => Err(seed_err(
             path,
             Some(1),
@@ -865,12 +888,14 @@ fn seed_pages(world: &mut World, root: &Path, at: &str, by: &str) -> Result<usiz
     }
     // Files before folders of the same name: `Engineering.md` then `Engineering/`.
     let key = |e: &walkdir::DirEntry| -> String {
-        let rel = e.path().strip_prefix(root).map(to_slash).unwrap_or_default();
+        let rel = e
+            .path()
+            .strip_prefix(root)
+            .map(to_slash)
+            .unwrap_or_default();
         rel.strip_suffix(".md").map(str::to_string).unwrap_or(rel)
     };
-    entries.sort_by(|a, b| {
-        (key(a), a.file_type().is_dir()).cmp(&(key(b), b.file_type().is_dir()))
-    });
+    entries.sort_by_key(|e| (key(e), e.file_type().is_dir()));
     for entry in entries {
         let rel = key(&entry);
         let path = entry.path();
@@ -1085,7 +1110,8 @@ fn seed_databases(world: &mut World, dir: &Path, at: &str, by: &str) -> Result<u
             return Err(seed_err(
                 path,
                 None,
-                "world/kb/databases/ holds <name>.csv with <name>.schema.json, or <name>.json".into(),
+                "world/kb/databases/ holds <name>.csv with <name>.schema.json, or <name>.json"
+                    .into(),
             ));
         }
     }
@@ -1093,12 +1119,20 @@ fn seed_databases(world: &mut World, dir: &Path, at: &str, by: &str) -> Result<u
     // row gets its id, then values are validated (relations can see all rows).
     for raw in &raws {
         if raw.properties.is_empty() {
-            return Err(seed_err(&raw.path, None, "a database needs at least one property".into()));
+            return Err(seed_err(
+                &raw.path,
+                None,
+                "a database needs at least one property".into(),
+            ));
         }
         let mut seen = std::collections::BTreeSet::new();
         for p in &raw.properties {
             if !seen.insert(p.name.to_lowercase()) {
-                return Err(seed_err(&raw.path, None, format!("property `{}` appears twice", p.name)));
+                return Err(seed_err(
+                    &raw.path,
+                    None,
+                    format!("property `{}` appears twice", p.name),
+                ));
             }
             if matches!(p.kind, PropKind::Select | PropKind::MultiSelect) && p.options.is_empty() {
                 return Err(seed_err(
@@ -1113,13 +1147,20 @@ fn seed_databases(world: &mut World, dir: &Path, at: &str, by: &str) -> Result<u
                     return Err(seed_err(
                         &raw.path,
                         None,
-                        format!("relation `{}` points to database `{target}`, which is not seeded", p.name),
+                        format!(
+                            "relation `{}` points to database `{target}`, which is not seeded",
+                            p.name
+                        ),
                     ));
                 }
             }
         }
         if world.kb.databases.contains_key(&raw.name) {
-            return Err(seed_err(&raw.path, None, format!("database `{}` is defined twice", raw.name)));
+            return Err(seed_err(
+                &raw.path,
+                None,
+                format!("database `{}` is defined twice", raw.name),
+            ));
         }
         let mut db = Database {
             name: raw.name.clone(),
@@ -1152,12 +1193,17 @@ fn seed_databases(world: &mut World, dir: &Path, at: &str, by: &str) -> Result<u
         world.kb.databases.insert(raw.name.clone(), db);
     }
     for raw in &raws {
-        let db = world.kb.databases.get(&raw.name).cloned().unwrap_or_else(|| Database {
-            name: raw.name.clone(),
-            properties: Vec::new(),
-            rows: Vec::new(),
-            next_row: 0,
-        });
+        let db = world
+            .kb
+            .databases
+            .get(&raw.name)
+            .cloned()
+            .unwrap_or_else(|| Database {
+                name: raw.name.clone(),
+                properties: Vec::new(),
+                rows: Vec::new(),
+                next_row: 0,
+            });
         let mut rows = Vec::new();
         for (i, (line, values)) in raw.rows.iter().enumerate() {
             let mut typed = coerce_values(&world.kb, &db, values, &world.people)
@@ -1203,8 +1249,13 @@ mod tests {
             kb.coerce(&p, &json!("active"), &People::default()).unwrap(),
             json!("Active")
         );
-        let e = kb.coerce(&p, &json!("Done"), &People::default()).unwrap_err();
-        assert!(e.contains("`Status`") && e.contains("Active, Paused"), "{e}");
+        let e = kb
+            .coerce(&p, &json!("Done"), &People::default())
+            .unwrap_err();
+        assert!(
+            e.contains("`Status`") && e.contains("Active, Paused"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1216,19 +1267,26 @@ mod tests {
         assert_eq!(kb.coerce(&n, &json!(2.5), &none).unwrap(), json!(2.5));
         assert!(kb.coerce(&n, &json!("lots"), &none).is_err());
         let d = prop("Due", PropKind::Date, &[]);
-        assert_eq!(kb.coerce(&d, &json!("2026-03-02"), &none).unwrap(), json!("2026-03-02"));
+        assert_eq!(
+            kb.coerce(&d, &json!("2026-03-02"), &none).unwrap(),
+            json!("2026-03-02")
+        );
         assert!(kb.coerce(&d, &json!("next week"), &none).is_err());
         let c = prop("Done", PropKind::Checkbox, &[]);
         assert_eq!(kb.coerce(&c, &json!("yes"), &none).unwrap(), json!(true));
         assert!(kb.coerce(&c, &json!("maybe"), &none).is_err());
         let m = prop("Tags", PropKind::MultiSelect, &["a", "b"]);
-        assert_eq!(kb.coerce(&m, &json!("a, b, a"), &none).unwrap(), json!(["a", "b"]));
+        assert_eq!(
+            kb.coerce(&m, &json!("a, b, a"), &none).unwrap(),
+            json!(["a", "b"])
+        );
         assert_eq!(kb.coerce(&m, &json!(""), &none).unwrap(), json!([]));
     }
 
     #[test]
     fn front_matter_sets_the_title() {
-        let (t, body) = front_matter(Path::new("x.md"), "---\ntitle: Hello there\n---\n# Body\n").unwrap();
+        let (t, body) =
+            front_matter(Path::new("x.md"), "---\ntitle: Hello there\n---\n# Body\n").unwrap();
         assert_eq!(t.as_deref(), Some("Hello there"));
         assert_eq!(body, "# Body\n");
         let e = front_matter(Path::new("x.md"), "---\nauthor: me\n---\n").unwrap_err();

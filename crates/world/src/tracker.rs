@@ -424,14 +424,15 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
             });
         }
         let text = std::fs::read_to_string(&path).map_err(|e| WorldError::io(&path, e))?;
-        let project = parse_project(&text, &world.people, &world.user().email, &at)
-            .map_err(|(line, message)| WorldError::Seed {
+        let project = parse_project(&text, &world.people, &world.user().email, &at).map_err(
+            |(line, message)| WorldError::Seed {
                 path: match line {
                     Some(l) => std::path::PathBuf::from(format!("{}:{l}", path.display())),
                     None => path.clone(),
                 },
                 message,
-            })?;
+            },
+        )?;
         if world.tracker.projects.contains_key(&project.key) {
             return Err(WorldError::Seed {
                 path,
@@ -458,13 +459,15 @@ fn parse_project(
     user: &str,
     at: &str,
 ) -> Result<Project, (Option<usize>, String)> {
-    let f: ProjectFile =
-        serde_json::from_str(text).map_err(|e| (Some(e.line()), e.to_string()))?;
+    let f: ProjectFile = serde_json::from_str(text).map_err(|e| (Some(e.line()), e.to_string()))?;
     let key = f.key.trim().to_uppercase();
     if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err((
             line_at(text, 0, "\"key\""),
-            format!("project key `{}` must be letters and digits, e.g. OPS", f.key),
+            format!(
+                "project key `{}` must be letters and digits, e.g. OPS",
+                f.key
+            ),
         ));
     }
     let states = if f.states.is_empty() {
@@ -607,7 +610,10 @@ mod tests {
         let text = "{\n  \"key\": \"OPS\",\n  \"name\": \"Ops\",\n  \"issues\": [\n    {\"number\": 1, \"title\": \"a\"},\n    {\"number\": 2,\n     \"title\": \"b\",\n     \"state\": \"Doing\"}\n  ]\n}\n";
         let (line, msg) = parse_project(text, &People::default(), "me@x.test", "t").unwrap_err();
         assert_eq!(line, Some(8));
-        assert!(msg.contains("OPS-2") && msg.contains("Backlog, Todo"), "{msg}");
+        assert!(
+            msg.contains("OPS-2") && msg.contains("Backlog, Todo"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -170,11 +170,17 @@ fn kb_seed_builds_the_page_tree_and_typed_databases() {
     let (_d, _t, w) = setup();
     let kb = w.kb();
     let onboarding = kb.find_page("Onboarding checklist").unwrap();
-    assert_eq!(kb.page_path(onboarding), "Engineering / Onboarding checklist");
+    assert_eq!(
+        kb.page_path(onboarding),
+        "Engineering / Onboarding checklist"
+    );
     assert!(onboarding.content.starts_with("# Onboarding"));
     // A folder without its own .md file is a page too.
     let drift = kb.find_page("Sensor drift").unwrap();
-    assert_eq!(kb.page_path(drift), "Support / Troubleshooting / Sensor drift");
+    assert_eq!(
+        kb.page_path(drift),
+        "Support / Troubleshooting / Sensor drift"
+    );
     assert_eq!(kb.pages().len(), 5);
 
     let s = kb.database("suppliers").unwrap();
@@ -189,7 +195,10 @@ fn kb_seed_builds_the_page_tree_and_typed_databases() {
     assert_eq!(o.rows[0].values["Amount"], json!(12500));
     // Export writes relations as titles and round-trips the header.
     let csv = kb.database_csv("Orders").unwrap();
-    assert_eq!(csv, "Order,Supplier,Amount\nPO-19,Polder PCB,12500\nPO-20,Rhein Metall,800\n");
+    assert_eq!(
+        csv,
+        "Order,Supplier,Amount\nPO-19,Polder PCB,12500\nPO-20,Rhein Metall,800\n"
+    );
 }
 
 #[test]
@@ -219,7 +228,10 @@ fn kb_tools_validate_values_against_the_schema() {
         "kb_add_row",
         json!({"database": "Suppliers", "values": {"Name": "Acme", "Colour": "red"}}),
     );
-    assert!(e.contains("no property `Colour`") && e.contains("Categories"), "{e}");
+    assert!(
+        e.contains("no property `Colour`") && e.contains("Categories"),
+        "{e}"
+    );
     let e = err(
         &mut w,
         "kb_update_row",
@@ -247,7 +259,10 @@ fn kb_tools_validate_values_against_the_schema() {
     assert_eq!(rhein.values["Active"], json!(true));
     assert_eq!(rhein.updated_by, "mara@bw.test");
     let last = w.log().last().unwrap();
-    assert_eq!((last.service.as_str(), last.action.as_str()), ("kb", "update_row"));
+    assert_eq!(
+        (last.service.as_str(), last.action.as_str()),
+        ("kb", "update_row")
+    );
     assert_eq!(last.payload["before"]["Active"], json!(false));
 }
 
@@ -319,7 +334,12 @@ fn kb_pages_search_create_update_and_comment() {
     let r = ok(&mut w, "kb_search", json!({"query": "recalibrate s2"}));
     assert_eq!(r["pages"][0]["title"], "Sensor drift");
     let r = ok(&mut w, "kb_search", json!({"query": "polder"}));
-    let dbs: Vec<&str> = r["databases"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    let dbs: Vec<&str> = r["databases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
     assert_eq!(dbs, ["Orders", "Suppliers"]);
     assert_eq!(r["databases"][1]["rows"][0]["title"], "Polder PCB");
     let p = ok(
@@ -336,17 +356,32 @@ fn kb_pages_search_create_update_and_comment() {
     let r = ok(&mut w, "kb_read_page", json!({"page": "Badges"}));
     assert_eq!(r["content"], "Ask Sofie.\nBring an ID.");
     assert_eq!(r["path"], "Engineering / Onboarding checklist / Badges");
-    ok(&mut w, "kb_update_page", json!({"page": "Badges", "content": "New."}));
+    ok(
+        &mut w,
+        "kb_update_page",
+        json!({"page": "Badges", "content": "New."}),
+    );
     assert_eq!(w.kb().find_page("Badges").unwrap().content, "New.");
-    let r = ok(&mut w, "kb_read_page", json!({"page": "Onboarding checklist"}));
+    let r = ok(
+        &mut w,
+        "kb_read_page",
+        json!({"page": "Onboarding checklist"}),
+    );
     assert_eq!(r["children"][0]["title"], "Badges");
-    ok(&mut w, "kb_comment", json!({"page": "Badges", "text": "Done?"}));
+    ok(
+        &mut w,
+        "kb_comment",
+        json!({"page": "Badges", "text": "Done?"}),
+    );
     ok(
         &mut w,
         "kb_comment",
         json!({"database": "Orders", "row": "PO-19", "text": "Paid."}),
     );
-    assert_eq!(w.kb().database("Orders").unwrap().rows[0].comments[0].text, "Paid.");
+    assert_eq!(
+        w.kb().database("Orders").unwrap().rows[0].comments[0].text,
+        "Paid."
+    );
     let e = err(&mut w, "kb_comment", json!({"text": "x"}));
     assert!(e.contains("`page`"), "{e}");
     let e = err(&mut w, "kb_read_page", json!({"page": "Nope"}));
@@ -361,7 +396,11 @@ fn tracker_seed_and_tools_keep_a_history() {
     let i = w.tracker().issue("OPS-1").unwrap();
     assert_eq!(i.assignee.as_deref(), Some("mara@bw.test"));
     assert_eq!(i.comments[0].author, "jonas@bw.test");
-    let r = ok(&mut w, "tracker_list_issues", json!({"cycle": "Sprint 14", "state": "started"}));
+    let r = ok(
+        &mut w,
+        "tracker_list_issues",
+        json!({"cycle": "Sprint 14", "state": "started"}),
+    );
     assert_eq!(r["count"], 1);
     let r = ok(&mut w, "tracker_list_issues", json!({"assignee": "@lena"}));
     assert_eq!(r["issues"][0]["key"], "OPS-2");
@@ -375,13 +414,32 @@ fn tracker_seed_and_tools_keep_a_history() {
     assert_eq!(r["state"], "Backlog");
 
     let before = w.tracker().clone();
-    let e = err(&mut w, "tracker_update_issue", json!({"key": "OPS-3", "state": "Doing"}));
-    assert!(e.contains("Backlog, Todo, In Progress, Done, Cancelled"), "{e}");
-    let e = err(&mut w, "tracker_update_issue", json!({"key": "OPS-3", "labels": ["urgent"]}));
+    let e = err(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-3", "state": "Doing"}),
+    );
+    assert!(
+        e.contains("Backlog, Todo, In Progress, Done, Cancelled"),
+        "{e}"
+    );
+    let e = err(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-3", "labels": ["urgent"]}),
+    );
     assert!(e.contains("bug, supplier, customer"), "{e}");
-    let e = err(&mut w, "tracker_update_issue", json!({"key": "OPS-3", "assignee": "nobody"}));
+    let e = err(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-3", "assignee": "nobody"}),
+    );
     assert!(e.contains("jonas@bw.test (@jonas)"), "{e}");
-    let e = err(&mut w, "tracker_update_issue", json!({"key": "OPS-3", "cycle": "Sprint 99"}));
+    let e = err(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-3", "cycle": "Sprint 99"}),
+    );
     assert!(e.contains("Sprint 14, Sprint 15"), "{e}");
     let e = err(&mut w, "tracker_get_issue", json!({"key": "OPS-99"}));
     assert!(e.contains("tracker_list_issues"), "{e}");
@@ -393,7 +451,11 @@ fn tracker_seed_and_tools_keep_a_history() {
         json!({"key": "ops-3", "state": "in progress", "assignee": "", "add_labels": ["customer"], "estimate": 2}),
     );
     assert_eq!(r["changed"].as_array().unwrap().len(), 4);
-    ok(&mut w, "tracker_update_issue", json!({"key": "OPS-3", "state": "Done"}));
+    ok(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-3", "state": "Done"}),
+    );
     let i = w.tracker().issue("OPS-3").unwrap();
     let states: Vec<(Value, Value)> = i
         .history
@@ -411,7 +473,11 @@ fn tracker_seed_and_tools_keep_a_history() {
     );
     assert!(i.history.iter().all(|c| c.by == "mara@bw.test"));
     assert_eq!(i.assignee, None);
-    ok(&mut w, "tracker_comment", json!({"key": "OPS-3", "text": "Fixed by reseating the roll."}));
+    ok(
+        &mut w,
+        "tracker_comment",
+        json!({"key": "OPS-3", "text": "Fixed by reseating the roll."}),
+    );
     let r = ok(&mut w, "tracker_get_issue", json!({"key": "OPS-3"}));
     assert_eq!(r["comments"][0]["author"], "mara@bw.test");
     assert_eq!(r["state_category"], "completed");
@@ -460,12 +526,24 @@ fn a_colleague_acts_silently_on_day_two_and_it_shows_in_the_history() {
 #[test]
 fn snapshot_restore_gives_back_kb_and_tracker_state() {
     let (_d, _t, mut w) = setup();
-    ok(&mut w, "tracker_update_issue", json!({"key": "OPS-1", "state": "Done"}));
+    ok(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-1", "state": "Done"}),
+    );
     ok(&mut w, "kb_create_page", json!({"title": "Notes"}));
     let snap = w.snapshot().unwrap();
     let (kb, tracker) = (w.kb().clone(), w.tracker().clone());
-    ok(&mut w, "tracker_update_issue", json!({"key": "OPS-1", "state": "Cancelled"}));
-    ok(&mut w, "kb_update_row", json!({"database": "Suppliers", "row": "row-1", "values": {"Rating": 1}}));
+    ok(
+        &mut w,
+        "tracker_update_issue",
+        json!({"key": "OPS-1", "state": "Cancelled"}),
+    );
+    ok(
+        &mut w,
+        "kb_update_row",
+        json!({"database": "Suppliers", "row": "row-1", "values": {"Rating": 1}}),
+    );
     ok(&mut w, "kb_create_page", json!({"title": "More"}));
     assert_ne!(w.kb(), &kb);
     w.restore(&snap).unwrap();
@@ -484,7 +562,9 @@ fn seed_error(files: &[(&str, &str)]) -> String {
         write(&dir.join(p), text);
     }
     let t = Task::load(&dir).unwrap();
-    World::build(&t, &d.path().join("trial")).unwrap_err().to_string()
+    World::build(&t, &d.path().join("trial"))
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
@@ -493,7 +573,10 @@ fn bad_seeds_name_the_file_and_line() {
         "world/kb/databases/Suppliers.csv",
         "Name,Country\nPolder PCB,NL\nRhein Metall,DE\nAcme,FR\n",
     )]);
-    assert!(e.contains("Suppliers.csv:4") && e.contains("NL, DE, BE"), "{e}");
+    assert!(
+        e.contains("Suppliers.csv:4") && e.contains("NL, DE, BE"),
+        "{e}"
+    );
     let e = seed_error(&[(
         "world/kb/databases/Suppliers.csv",
         "Name,Colour\nPolder PCB,red\n",
@@ -508,7 +591,10 @@ fn bad_seeds_name_the_file_and_line() {
         "world/kb/databases/Orders.json",
         "{\"properties\": [{\"name\": \"Order\", \"type\": \"txt\"}]}",
     )]);
-    assert!(e.contains("Orders.json:1") && e.contains("unknown variant"), "{e}");
+    assert!(
+        e.contains("Orders.json:1") && e.contains("unknown variant"),
+        "{e}"
+    );
     let e = seed_error(&[(
         "world/tracker/OPS.json",
         &TRACKER.replace("\"assignee\": \"mara\"", "\"assignee\": \"mallory\""),

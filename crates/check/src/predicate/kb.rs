@@ -15,10 +15,12 @@ fn page_matches(world: &World, p: &Page, f: &KbPageFilter) -> bool {
     f.title
         .as_ref()
         .is_none_or(|t| p.title.trim().eq_ignore_ascii_case(t.trim()))
-        && f.title_contains.iter().all(|k| contains_keyword(&p.title, k))
-        && f.parent.as_ref().is_none_or(|t| {
-            parent.is_some_and(|x| x.title.trim().eq_ignore_ascii_case(t.trim()))
-        })
+        && f.title_contains
+            .iter()
+            .all(|k| contains_keyword(&p.title, k))
+        && f.parent
+            .as_ref()
+            .is_none_or(|t| parent.is_some_and(|x| x.title.trim().eq_ignore_ascii_case(t.trim())))
         && f.contains.iter().all(|k| contains_keyword(&p.content, k))
         && f.excludes.iter().all(|k| !contains_keyword(&p.content, k))
 }
@@ -36,7 +38,10 @@ pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (Verdict
         parts.push(format!("titled '{t}'"));
     }
     if !f.title_contains.is_empty() {
-        parts.push(format!("with title containing {}", quoted(&f.title_contains)));
+        parts.push(format!(
+            "with title containing {}",
+            quoted(&f.title_contains)
+        ));
     }
     if let Some(t) = &f.parent {
         parts.push(format!("under '{t}'"));
@@ -63,7 +68,9 @@ pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (Verdict
             .collect();
         detail.push_str(&format!("; matched: {}", shown.join(", ")));
     } else if let Some(t) = &f.title
-        && let Some(p) = pages.iter().find(|p| p.title.trim().eq_ignore_ascii_case(t.trim()))
+        && let Some(p) = pages
+            .iter()
+            .find(|p| p.title.trim().eq_ignore_ascii_case(t.trim()))
     {
         // Say why the page with the right title does not match.
         let missing: Vec<String> = f
@@ -82,7 +89,11 @@ pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (Verdict
             detail.push_str(&format!("; page '{}' lacks {}", p.title, quoted(&missing)));
         }
         if !forbidden.is_empty() {
-            detail.push_str(&format!("; page '{}' contains {}", p.title, quoted(&forbidden)));
+            detail.push_str(&format!(
+                "; page '{}' contains {}",
+                p.title,
+                quoted(&forbidden)
+            ));
         }
     }
     (status(within(n, f.min, f.max)), detail)
@@ -119,7 +130,7 @@ fn value_equals(world: &World, kind: PropKind, got: &Value, want: &Value, tol: f
                 Value::Array(a) => a.iter().map(|x| norm_str(&value_text(x))).collect(),
                 other => value_text(other)
                     .split(',')
-                    .map(|x| norm_str(x))
+                    .map(&norm_str)
                     .filter(|x| !x.is_empty())
                     .collect(),
             };
@@ -153,7 +164,11 @@ pub(crate) fn kb_row(_task: &Task, world: &World, f: &KbRowFilter) -> (VerdictSt
             format!(
                 "no kb database '{}' (databases: {})",
                 f.database,
-                if names.is_empty() { "none".into() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
             ),
         );
     };
@@ -186,12 +201,20 @@ pub(crate) fn kb_row(_task: &Task, world: &World, f: &KbRowFilter) -> (VerdictSt
         "{n} row{} of '{}'{} (expected {}; {} rows in total)",
         if n == 1 { "" } else { "s" },
         db.name,
-        if cond.is_empty() { String::new() } else { format!(" where {}", cond.join(", ")) },
+        if cond.is_empty() {
+            String::new()
+        } else {
+            format!(" where {}", cond.join(", "))
+        },
         count_range(f.min, f.max),
         db.rows.len()
     );
     if !matching.is_empty() {
-        let shown: Vec<String> = matching.iter().take(5).map(|r| format!("'{}'", db.row_title(r))).collect();
+        let shown: Vec<String> = matching
+            .iter()
+            .take(5)
+            .map(|r| format!("'{}'", db.row_title(r)))
+            .collect();
         detail.push_str(&format!("; matched: {}", shown.join(", ")));
     }
     (status(within(n, f.min, f.max)), detail)

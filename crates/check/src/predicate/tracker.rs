@@ -24,7 +24,9 @@ fn issue_matches(world: &World, p: &Project, i: &Issue, f: &TrackerIssueFilter) 
         .as_ref()
         .is_none_or(|k| same(k, &p.key) || same(k, &p.name))
         && f.key.as_ref().is_none_or(|k| same(k, &i.key))
-        && f.title_contains.iter().all(|k| contains_keyword(&i.title, k))
+        && f.title_contains
+            .iter()
+            .all(|k| contains_keyword(&i.title, k))
         && f.state.as_ref().is_none_or(|s| same(s, &i.state))
         && f.priority.as_ref().is_none_or(|s| same(s, &i.priority))
         && f.assignee.as_ref().is_none_or(|a| {
@@ -76,7 +78,10 @@ fn describe(f: &TrackerIssueFilter) -> String {
         parts.push(format!("labels {}", quoted(&f.labels)));
     }
     if !f.comment_contains.is_empty() {
-        parts.push(format!("a comment containing {}", quoted(&f.comment_contains)));
+        parts.push(format!(
+            "a comment containing {}",
+            quoted(&f.comment_contains)
+        ));
     }
     parts.join(", ")
 }
@@ -97,7 +102,11 @@ pub(crate) fn tracker_issue(
     let mut detail = format!(
         "{n} issue{}{} (expected {}; {} issues in total)",
         if n == 1 { "" } else { "s" },
-        if desc.is_empty() { String::new() } else { format!(" with {desc}") },
+        if desc.is_empty() {
+            String::new()
+        } else {
+            format!(" with {desc}")
+        },
         count_range(f.min, f.max),
         all.len()
     );

@@ -12,19 +12,37 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "kb_search",
         description: "Search the knowledge base: page titles and contents, and database names. Every word of the query must appear.",
-        schema: || schema(&[("query", string("Words to look for (case-insensitive)"))], &["query"]),
+        schema: || {
+            schema(
+                &[("query", string("Words to look for (case-insensitive)"))],
+                &["query"],
+            )
+        },
         run: search,
     },
     Tool {
         name: "kb_list_pages",
         description: "List the page tree: id, title, parent, path.",
-        schema: || schema(&[("parent", string("Only the children of this page (id or title)"))], &[]),
+        schema: || {
+            schema(
+                &[(
+                    "parent",
+                    string("Only the children of this page (id or title)"),
+                )],
+                &[],
+            )
+        },
         run: list_pages,
     },
     Tool {
         name: "kb_read_page",
         description: "Read a page (markdown), with its children and comments.",
-        schema: || schema(&[("page", string("Page id (e.g. page-3) or unique title"))], &["page"]),
+        schema: || {
+            schema(
+                &[("page", string("Page id (e.g. page-3) or unique title"))],
+                &["page"],
+            )
+        },
         run: read_page,
     },
     Tool {
@@ -35,7 +53,10 @@ pub(super) const TOOLS: &[Tool] = &[
                 &[
                     ("title", string("Title")),
                     ("content", string("Markdown content")),
-                    ("parent", string("Parent page id or title (default: top level)")),
+                    (
+                        "parent",
+                        string("Parent page id or title (default: top level)"),
+                    ),
                 ],
                 &["title"],
             )
@@ -50,7 +71,10 @@ pub(super) const TOOLS: &[Tool] = &[
                 &[
                     ("page", string("Page id or unique title")),
                     ("content", string("Markdown")),
-                    ("mode", json!({"type": "string", "enum": ["replace", "append"], "description": "replace (default) or append to the content"})),
+                    (
+                        "mode",
+                        json!({"type": "string", "enum": ["replace", "append"], "description": "replace (default) or append to the content"}),
+                    ),
                     ("title", string("New title")),
                 ],
                 &["page"],
@@ -71,8 +95,14 @@ pub(super) const TOOLS: &[Tool] = &[
             schema(
                 &[
                     ("database", string("Database name")),
-                    ("filter", json!({"type": "array", "description": "Filters, all must hold", "items": {"type": "object", "properties": {"property": {"type": "string"}, "op": {"type": "string"}, "value": {}}, "required": ["property", "op"]}})),
-                    ("sort", json!({"type": "array", "description": "Sort keys, first first", "items": {"type": "object", "properties": {"property": {"type": "string"}, "direction": {"type": "string", "enum": ["asc", "desc"]}}, "required": ["property"]}})),
+                    (
+                        "filter",
+                        json!({"type": "array", "description": "Filters, all must hold", "items": {"type": "object", "properties": {"property": {"type": "string"}, "op": {"type": "string"}, "value": {}}, "required": ["property", "op"]}}),
+                    ),
+                    (
+                        "sort",
+                        json!({"type": "array", "description": "Sort keys, first first", "items": {"type": "object", "properties": {"property": {"type": "string"}, "direction": {"type": "string", "enum": ["asc", "desc"]}}, "required": ["property"]}}),
+                    ),
                 ],
                 &["database"],
             )
@@ -86,7 +116,10 @@ pub(super) const TOOLS: &[Tool] = &[
             schema(
                 &[
                     ("database", string("Database name")),
-                    ("values", json!({"type": "object", "description": "Property name → value"})),
+                    (
+                        "values",
+                        json!({"type": "object", "description": "Property name → value"}),
+                    ),
                 ],
                 &["database", "values"],
             )
@@ -101,7 +134,10 @@ pub(super) const TOOLS: &[Tool] = &[
                 &[
                     ("database", string("Database name")),
                     ("row", string("Row id (e.g. row-4) or the row's title")),
-                    ("values", json!({"type": "object", "description": "Property name → new value"})),
+                    (
+                        "values",
+                        json!({"type": "object", "description": "Property name → new value"}),
+                    ),
                 ],
                 &["database", "row", "values"],
             )
@@ -178,7 +214,13 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         let hay = db.name.to_lowercase();
         let mut rows = Vec::new();
         for r in &db.rows {
-            let text = w.kb.row_view(db, r).values().map(crate::kb::value_text).collect::<Vec<_>>().join(" ").to_lowercase();
+            let text =
+                w.kb.row_view(db, r)
+                    .values()
+                    .map(crate::kb::value_text)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_lowercase();
             if words.iter().all(|x| text.contains(x) || hay.contains(x)) {
                 rows.push(json!({"id": r.id, "title": db.row_title(r)}));
             }
@@ -203,13 +245,12 @@ fn list_pages(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         Some(p) => Some(w.kb.find_page(p)?.id.clone()),
         None => None,
     };
-    let mut pages: Vec<Value> = w
-        .kb
-        .pages()
-        .into_iter()
-        .filter(|p| parent.is_none() || p.parent == parent)
-        .map(|p| page_summary(w, p))
-        .collect();
+    let mut pages: Vec<Value> =
+        w.kb.pages()
+            .into_iter()
+            .filter(|p| parent.is_none() || p.parent == parent)
+            .map(|p| page_summary(w, p))
+            .collect();
     pages.sort_by(|x, y| x["path"].as_str().cmp(&y["path"].as_str()));
     Ok(json!({"pages": pages}))
 }
@@ -229,13 +270,12 @@ fn comments(c: &[KbComment]) -> Vec<Value> {
 fn read_page(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: PageArg = parse("kb_read_page", args)?;
     let p = w.kb.find_page(&a.page)?;
-    let children: Vec<Value> = w
-        .kb
-        .pages()
-        .into_iter()
-        .filter(|c| c.parent.as_deref() == Some(p.id.as_str()))
-        .map(|c| json!({"id": c.id, "title": c.title}))
-        .collect();
+    let children: Vec<Value> =
+        w.kb.pages()
+            .into_iter()
+            .filter(|c| c.parent.as_deref() == Some(p.id.as_str()))
+            .map(|c| json!({"id": c.id, "title": c.title}))
+            .collect();
     let mut v = page_summary(w, p);
     v["content"] = Value::String(p.content.clone());
     v["children"] = Value::Array(children);
@@ -281,7 +321,13 @@ fn create_page(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         comments: Vec::new(),
     };
     w.kb.pages.insert(id.clone(), page);
-    w.record(actor.clone(), "kb", "create_page", false, json!({"id": id, "title": title, "parent": parent}));
+    w.record(
+        actor.clone(),
+        "kb",
+        "create_page",
+        false,
+        json!({"id": id, "title": title, "parent": parent}),
+    );
     Ok(json!({"id": id, "title": title}))
 }
 
@@ -343,23 +389,22 @@ struct NoArgs {}
 
 fn list_databases(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let _: NoArgs = parse("kb_list_databases", args)?;
-    let dbs: Vec<Value> = w
-        .kb
-        .databases
-        .values()
-        .map(|d| {
-            json!({
-                "name": d.name,
-                "rows": d.rows.len(),
-                "properties": d.properties.iter().map(|p| {
-                    let mut v = json!({"name": p.name, "type": p.kind.name()});
-                    if !p.options.is_empty() { v["options"] = json!(p.options); }
-                    if let Some(t) = &p.database { v["database"] = json!(t); }
-                    v
-                }).collect::<Vec<_>>(),
+    let dbs: Vec<Value> =
+        w.kb.databases
+            .values()
+            .map(|d| {
+                json!({
+                    "name": d.name,
+                    "rows": d.rows.len(),
+                    "properties": d.properties.iter().map(|p| {
+                        let mut v = json!({"name": p.name, "type": p.kind.name()});
+                        if !p.options.is_empty() { v["options"] = json!(p.options); }
+                        if let Some(t) = &p.database { v["database"] = json!(t); }
+                        v
+                    }).collect::<Vec<_>>(),
+                })
             })
-        })
-        .collect();
+            .collect();
     Ok(json!({"databases": dbs}))
 }
 
@@ -376,7 +421,10 @@ struct QueryArgs {
 fn query(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: QueryArgs = parse("kb_query", args)?;
     let rows = w.kb.query(&a.database, &a.filter, &a.sort, &w.people)?;
-    let name = w.kb.database(&a.database).map(|d| d.name.clone()).unwrap_or_default();
+    let name =
+        w.kb.database(&a.database)
+            .map(|d| d.name.clone())
+            .unwrap_or_default();
     Ok(json!({"database": name, "count": rows.len(), "rows": rows}))
 }
 
@@ -390,18 +438,24 @@ struct AddRowArgs {
 fn add_row(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: AddRowArgs = parse("kb_add_row", args)?;
     let me = w.acting_email(actor)?;
-    let db = w
-        .kb
-        .database(&a.database)
-        .ok_or_else(|| w.kb.no_database(&a.database))?;
+    let db =
+        w.kb.database(&a.database)
+            .ok_or_else(|| w.kb.no_database(&a.database))?;
     let mut values = coerce_values(&w.kb, db, &a.values, &w.people)?;
-    let title_prop = db.properties.first().map(|p| p.name.clone()).unwrap_or_default();
+    let title_prop = db
+        .properties
+        .first()
+        .map(|p| p.name.clone())
+        .unwrap_or_default();
     if values.get(&title_prop).is_none_or(|v| v.is_null()) {
         return Err(format!("give the row's title property `{title_prop}`"));
     }
     for p in &db.properties {
         values.entry(p.name.clone()).or_insert_with(|| {
-            if matches!(p.kind, crate::kb::PropKind::MultiSelect | crate::kb::PropKind::Relation) {
+            if matches!(
+                p.kind,
+                crate::kb::PropKind::MultiSelect | crate::kb::PropKind::Relation
+            ) {
                 json!([])
             } else {
                 Value::Null
@@ -422,7 +476,13 @@ fn add_row(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         comments: Vec::new(),
     });
     let name = db.name.clone();
-    w.record(actor.clone(), "kb", "add_row", false, json!({"database": name, "id": id, "values": values}));
+    w.record(
+        actor.clone(),
+        "kb",
+        "add_row",
+        false,
+        json!({"database": name, "id": id, "values": values}),
+    );
     Ok(json!({"database": name, "id": id}))
 }
 
@@ -435,10 +495,9 @@ struct UpdateRowArgs {
 }
 
 fn find_row_id(w: &World, database: &str, row: &str) -> Result<String, String> {
-    let db = w
-        .kb
-        .database(database)
-        .ok_or_else(|| w.kb.no_database(database))?;
+    let db =
+        w.kb.database(database)
+            .ok_or_else(|| w.kb.no_database(database))?;
     if let Some(r) = db.row(row) {
         return Ok(r.id.clone());
     }
@@ -457,7 +516,10 @@ fn find_row_id(w: &World, database: &str, row: &str) -> Result<String, String> {
             "{} rows of `{}` are titled `{row}` ({}); give the row id",
             many.len(),
             db.name,
-            many.iter().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
@@ -469,14 +531,19 @@ fn update_row(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         return Err("`values` is empty; give the properties to change".into());
     }
     let id = find_row_id(w, &a.database, &a.row)?;
-    let db = w
-        .kb
-        .database(&a.database)
-        .ok_or_else(|| w.kb.no_database(&a.database))?;
+    let db =
+        w.kb.database(&a.database)
+            .ok_or_else(|| w.kb.no_database(&a.database))?;
     let values = coerce_values(&w.kb, db, &a.values, &w.people)?;
-    let title_prop = db.properties.first().map(|p| p.name.clone()).unwrap_or_default();
+    let title_prop = db
+        .properties
+        .first()
+        .map(|p| p.name.clone())
+        .unwrap_or_default();
     if values.get(&title_prop).is_some_and(|v| v.is_null()) {
-        return Err(format!("the title property `{title_prop}` cannot be cleared"));
+        return Err(format!(
+            "the title property `{title_prop}` cannot be cleared"
+        ));
     }
     let at = now(w);
     let db = w.kb.database_mut(&a.database)?;
@@ -491,7 +558,13 @@ fn update_row(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     row.updated_by = me;
     row.updated_at = at;
-    w.record(actor.clone(), "kb", "update_row", false, json!({"database": name, "id": id, "before": before, "after": values}));
+    w.record(
+        actor.clone(),
+        "kb",
+        "update_row",
+        false,
+        json!({"database": name, "id": id, "before": before, "after": values}),
+    );
     Ok(json!({"database": name, "id": id, "values": values}))
 }
 
@@ -516,9 +589,20 @@ fn comment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             let id = w.kb.find_page(page)?.id.clone();
             let cid = w.kb.new_comment_id();
             if let Some(p) = w.kb.pages.get_mut(&id) {
-                p.comments.push(KbComment { id: cid.clone(), author: me, at, text: a.text.clone() });
+                p.comments.push(KbComment {
+                    id: cid.clone(),
+                    author: me,
+                    at,
+                    text: a.text.clone(),
+                });
             }
-            w.record(actor.clone(), "kb", "comment", false, json!({"page": id, "comment": cid, "text": a.text}));
+            w.record(
+                actor.clone(),
+                "kb",
+                "comment",
+                false,
+                json!({"page": id, "comment": cid, "text": a.text}),
+            );
             Ok(json!({"page": id, "comment": cid}))
         }
         (None, Some(database), Some(row)) => {
@@ -527,9 +611,20 @@ fn comment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             let db = w.kb.database_mut(database)?;
             let name = db.name.clone();
             if let Some(r) = db.rows.iter_mut().find(|r| r.id == id) {
-                r.comments.push(KbComment { id: cid.clone(), author: me, at, text: a.text.clone() });
+                r.comments.push(KbComment {
+                    id: cid.clone(),
+                    author: me,
+                    at,
+                    text: a.text.clone(),
+                });
             }
-            w.record(actor.clone(), "kb", "comment", false, json!({"database": name, "row": id, "comment": cid, "text": a.text}));
+            w.record(
+                actor.clone(),
+                "kb",
+                "comment",
+                false,
+                json!({"database": name, "row": id, "comment": cid, "text": a.text}),
+            );
             Ok(json!({"database": name, "row": id, "comment": cid}))
         }
         _ => Err("give either `page`, or `database` and `row`".into()),

@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::{Tool, ToolResult, parse, schema, string, strings};
 use crate::World;
-use crate::tracker::{Change, Cycle, Issue, IssueComment, issue_json, resolve_person, resolve_priority};
+use crate::tracker::{
+    Change, Cycle, Issue, IssueComment, issue_json, resolve_person, resolve_priority,
+};
 
 fn number(desc: &str) -> Value {
     json!({"type": "number", "minimum": 0, "description": desc})
@@ -26,13 +28,24 @@ pub(super) const TOOLS: &[Tool] = &[
             schema(
                 &[
                     ("project", string("Project key or name")),
-                    ("state", string("State name, or a category: backlog, unstarted, started, completed, cancelled")),
-                    ("assignee", string("Email or chat handle; \"\" = unassigned")),
+                    (
+                        "state",
+                        string(
+                            "State name, or a category: backlog, unstarted, started, completed, cancelled",
+                        ),
+                    ),
+                    (
+                        "assignee",
+                        string("Email or chat handle; \"\" = unassigned"),
+                    ),
                     ("cycle", string("Cycle name; \"\" = in no cycle")),
                     ("label", string("Has this label")),
                     ("module", string("Module name")),
                     ("priority", string("none, low, medium, high, urgent")),
-                    ("text", string("Words that must appear in the title or description")),
+                    (
+                        "text",
+                        string("Words that must appear in the title or description"),
+                    ),
                 ],
                 &[],
             )
@@ -54,8 +67,14 @@ pub(super) const TOOLS: &[Tool] = &[
                     ("project", string("Project key or name")),
                     ("title", string("Title")),
                     ("description", string("Description (markdown)")),
-                    ("state", string("State name (default: the project's first state)")),
-                    ("priority", string("none (default), low, medium, high, urgent")),
+                    (
+                        "state",
+                        string("State name (default: the project's first state)"),
+                    ),
+                    (
+                        "priority",
+                        string("none (default), low, medium, high, urgent"),
+                    ),
                     ("assignee", string("Email or chat handle of a colleague")),
                     ("labels", strings("Labels of the project")),
                     ("estimate", number("Estimate in points")),
@@ -78,7 +97,10 @@ pub(super) const TOOLS: &[Tool] = &[
                     ("description", string("New description")),
                     ("state", string("New state")),
                     ("priority", string("none, low, medium, high, urgent")),
-                    ("assignee", string("Email or chat handle; \"\" = unassigned")),
+                    (
+                        "assignee",
+                        string("Email or chat handle; \"\" = unassigned"),
+                    ),
                     ("labels", strings("Replace the labels")),
                     ("add_labels", strings("Labels to add")),
                     ("remove_labels", strings("Labels to remove")),
@@ -94,7 +116,15 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "tracker_comment",
         description: "Comment on an issue.",
-        schema: || schema(&[("key", string("Issue key")), ("text", string("The comment"))], &["key", "text"]),
+        schema: || {
+            schema(
+                &[
+                    ("key", string("Issue key")),
+                    ("text", string("The comment")),
+                ],
+                &["key", "text"],
+            )
+        },
         run: comment,
     },
     Tool {
@@ -250,13 +280,20 @@ struct KeyArg {
 }
 
 fn no_issue(key: &str) -> String {
-    format!("no issue `{}`; use tracker_list_issues to find keys", key.trim())
+    format!(
+        "no issue `{}`; use tracker_list_issues to find keys",
+        key.trim()
+    )
 }
 
 fn get_issue(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: KeyArg = parse("tracker_get_issue", args)?;
     let (pk, _) = crate::tracker::split_key(&a.key).ok_or_else(|| no_issue(&a.key))?;
-    let p = w.tracker.projects.get(&pk).ok_or_else(|| no_issue(&a.key))?;
+    let p = w
+        .tracker
+        .projects
+        .get(&pk)
+        .ok_or_else(|| no_issue(&a.key))?;
     let i = w.tracker.issue(&a.key).ok_or_else(|| no_issue(&a.key))?;
     Ok(issue_json(p, i))
 }
@@ -377,8 +414,16 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: UpdateArgs = parse("tracker_update_issue", args)?;
     let me = w.acting_email(actor)?;
     let (pk, _) = crate::tracker::split_key(&a.key).ok_or_else(|| no_issue(&a.key))?;
-    let p = w.tracker.projects.get(&pk).ok_or_else(|| no_issue(&a.key))?;
-    let old = w.tracker.issue(&a.key).ok_or_else(|| no_issue(&a.key))?.clone();
+    let p = w
+        .tracker
+        .projects
+        .get(&pk)
+        .ok_or_else(|| no_issue(&a.key))?;
+    let old = w
+        .tracker
+        .issue(&a.key)
+        .ok_or_else(|| no_issue(&a.key))?
+        .clone();
     // Resolve everything first: a failed call changes nothing.
     let mut changes: Vec<(&str, Value, Value)> = Vec::new();
     let mut new = old.clone();
@@ -410,7 +455,12 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     for r in &a.remove_labels {
         if !new.labels.iter().any(|x| x.eq_ignore_ascii_case(r.trim())) {
-            return Err(format!("{} has no label `{}`; its labels: {}", old.key, r.trim(), new.labels.join(", ")));
+            return Err(format!(
+                "{} has no label `{}`; its labels: {}",
+                old.key,
+                r.trim(),
+                new.labels.join(", ")
+            ));
         }
         new.labels.retain(|x| !x.eq_ignore_ascii_case(r.trim()));
     }
@@ -425,7 +475,11 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     }
     let fields: [(&str, Value, Value); 9] = [
         ("title", json!(old.title), json!(new.title)),
-        ("description", json!(old.description), json!(new.description)),
+        (
+            "description",
+            json!(old.description),
+            json!(new.description),
+        ),
         ("state", json!(old.state), json!(new.state)),
         ("priority", json!(old.priority), json!(new.priority)),
         ("assignee", json!(old.assignee), json!(new.assignee)),
@@ -461,7 +515,13 @@ fn update_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         .iter()
         .map(|(f, from, to)| json!({"field": f, "old": from, "new": to}))
         .collect();
-    w.record(actor.clone(), "tracker", "update_issue", false, json!({"key": key, "changes": changed}));
+    w.record(
+        actor.clone(),
+        "tracker",
+        "update_issue",
+        false,
+        json!({"key": key, "changes": changed}),
+    );
     Ok(json!({"key": key, "changed": changed, "issue": summary(w, &key)}))
 }
 
@@ -479,7 +539,10 @@ fn comment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         return Err("`text` is empty".into());
     }
     let at = now(w);
-    let issue = w.tracker.issue_mut(&a.key).ok_or_else(|| no_issue(&a.key))?;
+    let issue = w
+        .tracker
+        .issue_mut(&a.key)
+        .ok_or_else(|| no_issue(&a.key))?;
     issue.comments.push(IssueComment {
         author: me,
         at: at.clone(),
@@ -488,7 +551,13 @@ fn comment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     issue.updated_at = at;
     let key = issue.key.clone();
     let n = issue.comments.len();
-    w.record(actor.clone(), "tracker", "comment", false, json!({"key": key, "text": a.text}));
+    w.record(
+        actor.clone(),
+        "tracker",
+        "comment",
+        false,
+        json!({"key": key, "text": a.text}),
+    );
     Ok(json!({"key": key, "comments": n}))
 }
 
@@ -502,7 +571,11 @@ fn list_cycles(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: ProjectArg = parse("tracker_list_cycles", args)?;
     let key = w.tracker.project_key(&a.project)?;
     let p = &w.tracker.projects[&key];
-    let today = w.now().with_timezone(&w.timezone()).format("%Y-%m-%d").to_string();
+    let today = w
+        .now()
+        .with_timezone(&w.timezone())
+        .format("%Y-%m-%d")
+        .to_string();
     let cycles: Vec<Value> = p
         .cycles
         .iter()
@@ -521,9 +594,7 @@ fn list_cycles(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
                 .collect();
             let open = issues
                 .iter()
-                .filter(|i| {
-                    !matches!(p.category_of(&i.state).as_str(), "completed" | "cancelled")
-                })
+                .filter(|i| !matches!(p.category_of(&i.state).as_str(), "completed" | "cancelled"))
                 .count();
             json!({"name": c.name, "start": c.start, "end": c.end, "status": status,
                 "issues": issues.len(), "open_issues": open})
@@ -569,6 +640,12 @@ fn create_cycle(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         start: start.clone(),
         end: end.clone(),
     });
-    w.record(actor.clone(), "tracker", "create_cycle", false, json!({"project": key, "name": name, "start": start, "end": end}));
+    w.record(
+        actor.clone(),
+        "tracker",
+        "create_cycle",
+        false,
+        json!({"project": key, "name": name, "start": start, "end": end}),
+    );
     Ok(json!({"project": key, "name": name, "start": start, "end": end}))
 }
