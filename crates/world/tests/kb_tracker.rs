@@ -605,3 +605,82 @@ fn bad_seeds_name_the_file_and_line() {
     let e = seed_error(&[("world/kb/pages/notes.txt", "hello")]);
     assert!(e.contains("notes.txt") && e.contains(".md"), "{e}");
 }
+
+mod typed_values {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-1.0e6..1.0e6f64).prop_map(|x| json!(x)),
+            "[a-zA-Z0-9 ,.%€-]{0,12}".prop_map(Value::String),
+            prop::sample::select(vec![
+                "NL",
+                "be",
+                "yes",
+                "no",
+                "2026-03-02",
+                "lena",
+                "@jonas",
+                "pcb, metal",
+                "1,250",
+                "Polder PCB"
+            ])
+            .prop_map(|s| json!(s)),
+            prop::collection::vec(
+                prop::sample::select(vec!["pcb", "assembly", "metal", "x"]),
+                0..3
+            )
+            .prop_map(|v| json!(v)),
+        ]
+    }
+
+    fn fits(kind: &str, v: &Value) -> bool {
+        match kind {
+            "text" | "select" | "date" | "person" => v.is_null() || v.is_string(),
+            "number" => v.is_null() || v.is_number(),
+            "checkbox" => v.is_null() || v.is_boolean(),
+            _ => v
+                .as_array()
+                .is_some_and(|a| a.iter().all(|x| x.is_string())),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Whatever the agent sends, kb_add_row either stores values of the property's type
+        /// (select values among the options) or fails without changing the knowledge base.
+        #[test]
+        fn add_row_stores_typed_values_or_changes_nothing(
+            values in prop::collection::vec(any_value(), 6)
+        ) {
+            let (_d, _t, mut w) = setup();
+            let names = ["Country", "Rating", "Active", "Contact", "Since", "Categories"];
+            let mut obj = serde_json::Map::new();
+            obj.insert("Name".into(), json!("Prop supplier"));
+            for (n, v) in names.iter().zip(&values) {
+                obj.insert((*n).into(), v.clone());
+            }
+            let before = w.kb().clone();
+            match w.call_tool(Actor::Agent, "kb_add_row", &json!({"database": "Suppliers", "values": obj})) {
+                ToolOutcome::Ok { .. } => {
+                    let db = w.kb().database("Suppliers").unwrap();
+                    let row = db.rows.last().unwrap();
+                    for p in &db.properties {
+                        let v = &row.values[&p.name];
+                        prop_assert!(fits(p.kind.name(), v), "{} = {v}", p.name);
+                        if p.kind.name() == "select" && !v.is_null() {
+                            prop_assert!(p.options.iter().any(|o| v == o), "{v} not an option");
+                        }
+                    }
+                }
+                ToolOutcome::Error { message } => {
+                    prop_assert_eq!(w.kb(), &before);
+                    prop_assert!(names.iter().any(|n| message.contains(&format!("`{n}`"))), "{}", message);
+                }
+            }
+        }
+    }
+}
