@@ -606,6 +606,8 @@ pub(crate) fn commit_onto(
         None => run(&["read-tree", "--empty"], None, &dir)?,
     };
     if let Some(src) = tree_dir {
+        let src = &std::fs::canonicalize(src)
+            .map_err(|e| format!("cannot read {}: {e}", src.display()))?;
         let wt = format!("--work-tree={}", src.display());
         let mut full = vec![gd.as_str(), wt.as_str()];
         full.extend_from_slice(&["add", "--force", "--no-all", "."]);
