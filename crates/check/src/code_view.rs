@@ -26,14 +26,19 @@ pub(crate) fn code_functions(builder: &mut GlobalsBuilder) {
                 "code_file(\"{repo}\", ...): no hosted repository `{repo}`"
             ));
         };
-        let branch = branch.into_option().unwrap_or(&r.default_branch).to_string();
+        let branch = branch
+            .into_option()
+            .unwrap_or(&r.default_branch)
+            .to_string();
         if !r.branches.contains_key(&branch) {
             return Ok(Value::new_none());
         }
         match bureau_world::code::file_text(world, repo, Some(&branch), path) {
             Ok(Some(t)) => Ok(eval.heap().alloc(t)),
             Ok(None) => Ok(Value::new_none()),
-            Err(e) => fail(format!("code_file(\"{repo}\", \"{branch}\", \"{path}\"): {e}")),
+            Err(e) => fail(format!(
+                "code_file(\"{repo}\", \"{branch}\", \"{path}\"): {e}"
+            )),
         }
     }
 }

@@ -232,7 +232,10 @@ fn merge_request_predicate_filters_and_counts() {
         ..mr_filter()
     });
     assert_eq!(s, VerdictStatus::Failed);
-    assert!(d.starts_with("0 merge request(s) of `fw` match (by karim)"), "{d}");
+    assert!(
+        d.starts_with("0 merge request(s) of `fw` match (by karim)"),
+        "{d}"
+    );
     assert_eq!(
         f.mr(MergeRequestFilter {
             state: Some("merged".into()),
@@ -263,8 +266,15 @@ fn merge_request_predicate_filters_and_counts() {
         repo: "nope".into(),
         ..mr_filter()
     });
-    assert_eq!((s, d.as_str()), (VerdictStatus::Failed, "no repository `nope` is hosted"));
-    f.ok(Actor::Agent, "code_merge_mr", json!({"repo": "fw", "iid": 1}));
+    assert_eq!(
+        (s, d.as_str()),
+        (VerdictStatus::Failed, "no repository `nope` is hosted")
+    );
+    f.ok(
+        Actor::Agent,
+        "code_merge_mr",
+        json!({"repo": "fw", "iid": 1}),
+    );
     assert_eq!(
         f.mr(MergeRequestFilter {
             state: Some("merged".into()),
@@ -288,7 +298,10 @@ fn repo_file_contains_reads_the_branch_tip() {
     };
     let (s, d) = f.file(filter(Some("feat"), &["EU868"], &["EU686"]));
     assert_eq!(s, VerdictStatus::Passed, "{d}");
-    assert_eq!(d, "`README.md` at `feat` of `fw` contains 'EU868' and has none of 'EU686'");
+    assert_eq!(
+        d,
+        "`README.md` at `feat` of `fw` contains 'EU868' and has none of 'EU686'"
+    );
     // The default branch still has the typo.
     let (s, d) = f.file(filter(None, &["EU868"], &["EU686"]));
     assert_eq!(s, VerdictStatus::Failed);
@@ -305,7 +318,11 @@ fn repo_file_contains_reads_the_branch_tip() {
     let (s, d) = f.file(filter(Some("gone"), &[], &[]));
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("no branch `gone`"), "{d}");
-    f.ok(Actor::Agent, "code_merge_mr", json!({"repo": "fw", "iid": 1}));
+    f.ok(
+        Actor::Agent,
+        "code_merge_mr",
+        json!({"repo": "fw", "iid": 1}),
+    );
     assert_eq!(
         f.file(filter(None, &["EU868"], &["EU686"])).0,
         VerdictStatus::Passed

@@ -20,7 +20,9 @@ fn email_of(world: &World, who: &str) -> String {
 fn matches(world: &World, m: &MergeRequest, f: &MergeRequestFilter) -> bool {
     f.source.as_ref().is_none_or(|s| &m.source == s)
         && f.target.as_ref().is_none_or(|t| &m.target == t)
-        && f.state.as_ref().is_none_or(|s| m.state.eq_ignore_ascii_case(s))
+        && f.state
+            .as_ref()
+            .is_none_or(|s| m.state.eq_ignore_ascii_case(s))
         && f.title_contains
             .iter()
             .all(|k| contains_keyword(&m.title, k))
@@ -30,8 +32,7 @@ fn matches(world: &World, m: &MergeRequest, f: &MergeRequestFilter) -> bool {
                     .iter()
                     .all(|k| contains_keyword(&c.body, k))
             }))
-        && f
-            .author
+        && f.author
             .as_ref()
             .is_none_or(|a| m.author.eq_ignore_ascii_case(&email_of(world, a)))
 }
@@ -113,13 +114,19 @@ pub(crate) fn repo_file_contains(
             format!("no repository `{}` is hosted", f.repo),
         );
     };
-    let branch = f.branch.clone().unwrap_or_else(|| repo.default_branch.clone());
+    let branch = f
+        .branch
+        .clone()
+        .unwrap_or_else(|| repo.default_branch.clone());
     let text = match bureau_world::code::file_text(world, &f.repo, Some(&branch), &f.path) {
         Ok(Some(t)) => t,
         Ok(None) => {
             return (
                 VerdictStatus::Failed,
-                format!("no file `{}` at the tip of `{}` in `{}`", f.path, branch, f.repo),
+                format!(
+                    "no file `{}` at the tip of `{}` in `{}`",
+                    f.path, branch, f.repo
+                ),
             );
         }
         Err(e) => return (VerdictStatus::Failed, e),
@@ -148,7 +155,10 @@ pub(crate) fn repo_file_contains(
         if parts.is_empty() {
             parts.push("exists".into());
         }
-        (VerdictStatus::Passed, format!("{at} {}", parts.join(" and ")))
+        (
+            VerdictStatus::Passed,
+            format!("{at} {}", parts.join(" and ")),
+        )
     } else {
         let mut problems = Vec::new();
         if !missing.is_empty() {
@@ -157,6 +167,9 @@ pub(crate) fn repo_file_contains(
         if !forbidden.is_empty() {
             problems.push(format!("contains forbidden {}", quoted(&forbidden)));
         }
-        (VerdictStatus::Failed, format!("{at} {}", problems.join(" and ")))
+        (
+            VerdictStatus::Failed,
+            format!("{at} {}", problems.join(" and ")),
+        )
     }
 }
