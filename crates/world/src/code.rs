@@ -873,7 +873,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
     let g = |world: &World, who: &Ident, args: &[&str]| -> Result<String, WorldError> {
         bare_git(world, who, name, args)
             .and_then(|o| o.into_result(&format!("git {}", args[0])))
-            .map_err(|m| err(m))
+            .map_err(&err)
     };
     g(world, &who, &["init", "--bare", "--quiet"])?;
     // No sample hooks, no description file: only what git needs.
