@@ -875,10 +875,8 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             .and_then(|o| o.into_result(&format!("git {}", args[0])))
             .map_err(&err)
     };
-    g(world, &who, &["init", "--bare", "--quiet"])?;
-    // No sample hooks, no description file: only what git needs.
-    let _ = std::fs::remove_dir_all(bare.join("hooks"));
-    let _ = std::fs::remove_file(bare.join("description"));
+    // No templates (sample hooks, description): only what git needs.
+    g(world, &who, &["init", "--bare", "--quiet", "--template="])?;
     let head = format!("refs/heads/{default_branch}");
     g(world, &who, &["symbolic-ref", "HEAD", &head])?;
     let tree_dir = dir.join(name);

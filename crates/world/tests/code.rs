@@ -185,6 +185,8 @@ fn clone_commit_push_mr_merge() {
     );
     assert_eq!(v["branch"], "main");
     assert!(w.files().exists("work/fw/src/config.toml"));
+    // No template files (sample hooks) in the agent's workspace.
+    assert!(!w.files().exists("work/fw/.git/hooks"));
     ok(
         &mut w,
         "code_branch",

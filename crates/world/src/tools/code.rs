@@ -720,6 +720,7 @@ fn clone(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             "clone",
             "--quiet",
             "--no-hardlinks",
+            "--template=",
             "--branch",
             &branch,
             "--",
