@@ -10,6 +10,7 @@
 //!
 //! A broken check is never a failed item: it is a verdict with status `Error` and a message.
 
+mod code_view;
 mod documents;
 pub mod eval;
 mod globals;

@@ -68,45 +68,58 @@ impl Snapshot {
 
     /// A digest of the workspace part of the snapshot (paths, hashes, modes, dirs, links).
     pub fn tree_digest(&self) -> String {
-        let mut h = blake3::Hasher::new();
-        for (p, r) in &self.files {
-            h.update(format!("f\0{p}\0{}\0{}\0{:o}\n", r.size, r.hash, r.mode).as_bytes());
-        }
-        for d in &self.dirs {
-            h.update(format!("d\0{d}\n").as_bytes());
-        }
-        for (p, t) in &self.symlinks {
-            h.update(format!("l\0{p}\0{t}\n").as_bytes());
-        }
-        h.finalize().to_hex().to_string()
+        digest(&self.files, &self.dirs, &self.symlinks)
     }
 }
 
-struct Manifest {
-    files: BTreeMap<String, FileRecord>,
-    dirs: BTreeSet<String>,
-    symlinks: BTreeMap<String, String>,
+/// A digest of a tree manifest (paths, hashes, modes, dirs, links).
+fn digest(
+    files: &BTreeMap<String, FileRecord>,
+    dirs: &BTreeSet<String>,
+    symlinks: &BTreeMap<String, String>,
+) -> String {
+    let mut h = blake3::Hasher::new();
+    for (p, r) in files {
+        h.update(format!("f\0{p}\0{}\0{}\0{:o}\n", r.size, r.hash, r.mode).as_bytes());
+    }
+    for d in dirs {
+        h.update(format!("d\0{d}\n").as_bytes());
+    }
+    for (p, t) in symlinks {
+        h.update(format!("l\0{p}\0{t}\n").as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// A directory tree: files (with content hashes), directories, symbolic links; paths relative
+/// to its root, `/`-separated.
+#[derive(Debug, Default)]
+pub(crate) struct Manifest {
+    pub files: BTreeMap<String, FileRecord>,
+    pub dirs: BTreeSet<String>,
+    pub symlinks: BTreeMap<String, String>,
 }
 
 /// Walk the workspace; with `store`, copy new contents into the blob store.
 fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
-    let root = world.files.root();
     let blobs = world.root.join("blobs");
-    if store {
-        std::fs::create_dir_all(&blobs).map_err(|e| WorldError::io(&blobs, e))?;
+    walk_tree(world.files.root(), store.then_some(blobs.as_path()))
+}
+
+/// Walk the tree under `root` (sorted); with `blobs`, copy contents not yet there into that
+/// content-addressed store (`<blobs>/<blake3 hex>`).
+pub(crate) fn walk_tree(root: &Path, blobs: Option<&Path>) -> Result<Manifest, WorldError> {
+    if let Some(blobs) = blobs {
+        std::fs::create_dir_all(blobs).map_err(|e| WorldError::io(blobs, e))?;
     }
-    let mut m = Manifest {
-        files: BTreeMap::new(),
-        dirs: BTreeSet::new(),
-        symlinks: BTreeMap::new(),
-    };
+    let mut m = Manifest::default();
     for entry in walkdir::WalkDir::new(root)
         .min_depth(1)
         .follow_links(false)
         .sort_by_file_name()
     {
-        let entry =
-            entry.map_err(|e| WorldError::Snapshot(format!("cannot walk the workspace: {e}")))?;
+        let entry = entry
+            .map_err(|e| WorldError::Snapshot(format!("cannot walk {}: {e}", root.display())))?;
         let rel = entry
             .path()
             .strip_prefix(root)
@@ -126,7 +139,7 @@ fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
                 .metadata()
                 .map_err(|e| WorldError::Snapshot(e.to_string()))?;
             let hash = blake3::hash(&data).to_hex().to_string();
-            if store {
+            if let Some(blobs) = blobs {
                 let blob = blobs.join(&hash);
                 if !blob.exists() {
                     let tmp = blobs.join(format!("{hash}.tmp"));
@@ -169,67 +182,13 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
 }
 
 pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Result<(), WorldError> {
-    // A snapshot read back from disk must not name paths outside the workspace.
-    for p in snap
-        .files
-        .keys()
-        .chain(&snap.dirs)
-        .chain(snap.symlinks.keys())
-    {
-        bureau_core::task::check_rel_path(p)
-            .map_err(|e| WorldError::Snapshot(format!("path `{p}` in the snapshot: {e}")))?;
-    }
     let root = world.files.root().to_path_buf();
-    let current = manifest(world, false)?;
-    // Remove what the snapshot does not have (deepest first), and links that differ.
-    let mut doomed: Vec<String> = Vec::new();
-    for (p, rec) in &current.files {
-        if snap.files.get(p).is_none_or(|r| r.hash != rec.hash) {
-            doomed.push(p.clone());
+    restore_tree(&root, &snap.files, &snap.dirs, &snap.symlinks, blobs).map_err(|e| match e {
+        WorldError::Snapshot(m) if m == TREE_DIFFERS => {
+            WorldError::Snapshot("the restored workspace differs from the snapshot".into())
         }
-    }
-    for (p, t) in &current.symlinks {
-        if snap.symlinks.get(p) != Some(t) {
-            doomed.push(p.clone());
-        }
-    }
-    for p in &doomed {
-        let full = root.join(p);
-        std::fs::remove_file(&full).map_err(|e| WorldError::io(&full, e))?;
-    }
-    for d in current.dirs.iter().rev() {
-        if !snap.dirs.contains(d) {
-            let full = root.join(d);
-            // Contents were removed above unless they belong to the snapshot (then it is not a dir).
-            std::fs::remove_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
-        }
-    }
-    for d in &snap.dirs {
-        let full = root.join(d);
-        std::fs::create_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
-    }
-    for (p, rec) in &snap.files {
-        let full = root.join(p);
-        let same = current.files.get(p).is_some_and(|r| r.hash == rec.hash);
-        if !same {
-            let blob = blobs.join(&rec.hash);
-            if !is_hash(&rec.hash) {
-                return Err(WorldError::Snapshot(format!(
-                    "`{}` is not a content hash",
-                    rec.hash
-                )));
-            }
-            copy_blob(&blob, &full)?;
-        }
-        let perms = std::fs::Permissions::from_mode(rec.mode);
-        std::fs::set_permissions(&full, perms).map_err(|e| WorldError::io(&full, e))?;
-    }
-    for (p, target) in &snap.symlinks {
-        let full = root.join(p);
-        if current.symlinks.get(p) != Some(target) {
-            std::os::unix::fs::symlink(target, &full).map_err(|e| WorldError::io(&full, e))?;
-        }
-    }
+        e => e,
+    })?;
     world.mail = snap.services.mail.clone();
     world.calendar = snap.services.calendar.clone();
     world.chat = snap.services.chat.clone();
@@ -240,18 +199,82 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Resul
     world.log = snap.log.clone();
     world.turn = snap.turn;
     world.now = snap.now;
+    Ok(())
+}
 
-    let after = manifest(world, false)?;
-    let check = Snapshot {
-        files: after.files,
-        dirs: after.dirs,
-        symlinks: after.symlinks,
-        ..Snapshot::empty()
-    };
-    if check.tree_digest() != snap.tree_digest() {
-        return Err(WorldError::Snapshot(
-            "the restored workspace differs from the snapshot".into(),
-        ));
+const TREE_DIFFERS: &str = "the restored tree differs from the snapshot";
+
+/// Make the tree under `root` exactly `files` + `dirs` + `symlinks`, contents from `blobs`.
+/// Paths must be relative and stay inside `root`; blob names must be content hashes. The
+/// result is verified against the wanted manifest.
+pub(crate) fn restore_tree(
+    root: &Path,
+    files: &BTreeMap<String, FileRecord>,
+    dirs: &BTreeSet<String>,
+    symlinks: &BTreeMap<String, String>,
+    blobs: &Path,
+) -> Result<(), WorldError> {
+    // A snapshot read back from disk must not name paths outside the tree.
+    for p in files.keys().chain(dirs).chain(symlinks.keys()) {
+        bureau_core::task::check_rel_path(p)
+            .map_err(|e| WorldError::Snapshot(format!("path `{p}` in the snapshot: {e}")))?;
+    }
+    for rec in files.values() {
+        if !is_hash(&rec.hash) {
+            return Err(WorldError::Snapshot(format!(
+                "`{}` is not a content hash",
+                rec.hash
+            )));
+        }
+    }
+    std::fs::create_dir_all(root).map_err(|e| WorldError::io(root, e))?;
+    let current = walk_tree(root, None)?;
+    // Remove what the snapshot does not have (deepest first), and links that differ.
+    let mut doomed: Vec<String> = Vec::new();
+    for (p, rec) in &current.files {
+        if files.get(p).is_none_or(|r| r.hash != rec.hash) {
+            doomed.push(p.clone());
+        }
+    }
+    for (p, t) in &current.symlinks {
+        if symlinks.get(p) != Some(t) {
+            doomed.push(p.clone());
+        }
+    }
+    for p in &doomed {
+        let full = root.join(p);
+        std::fs::remove_file(&full).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for d in current.dirs.iter().rev() {
+        if !dirs.contains(d) {
+            let full = root.join(d);
+            // Contents were removed above unless they belong to the snapshot (then it is not a dir).
+            std::fs::remove_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
+        }
+    }
+    for d in dirs {
+        let full = root.join(d);
+        std::fs::create_dir_all(&full).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for (p, rec) in files {
+        let full = root.join(p);
+        let same = current.files.get(p).is_some_and(|r| r.hash == rec.hash);
+        if !same {
+            copy_blob(&blobs.join(&rec.hash), &full)?;
+        }
+        let perms = std::fs::Permissions::from_mode(rec.mode);
+        std::fs::set_permissions(&full, perms).map_err(|e| WorldError::io(&full, e))?;
+    }
+    for (p, target) in symlinks {
+        let full = root.join(p);
+        if current.symlinks.get(p) != Some(target) {
+            std::os::unix::fs::symlink(target, &full).map_err(|e| WorldError::io(&full, e))?;
+        }
+    }
+
+    let after = walk_tree(root, None)?;
+    if digest(&after.files, &after.dirs, &after.symlinks) != digest(files, dirs, symlinks) {
+        return Err(WorldError::Snapshot(TREE_DIFFERS.into()));
     }
     Ok(())
 }
