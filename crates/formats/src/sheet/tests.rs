@@ -299,3 +299,15 @@ fn sparse_far_cells_do_not_allocate_the_area() {
     assert_eq!(back.sheets[0].value(c("XFD1048576")), n(2.0));
     assert_eq!(back.sheets[0].value(c("B1")), err("#CYCLE!"));
 }
+
+#[test]
+fn serde_round_trip() {
+    let wb = book(&[("A1", "x"), ("A2", "2026-03-01"), ("B10", "=1/0"), ("C3", "TRUE"), ("A11", "2026-03-01 10:00")]);
+    let json = serde_json::to_string(&wb).unwrap();
+    assert!(json.contains(r##""B10":{"type":"error","value":"#DIV/0!","formula":"=1/0"}"##), "{json}");
+    let back: Workbook = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, wb);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let back: Workbook = serde_json::from_value(v).unwrap();
+    assert_eq!(back, wb);
+}

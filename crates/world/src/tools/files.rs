@@ -157,6 +157,9 @@ struct PathArg {
 fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: PathArg = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
+    if let Some(sheet) = super::sheet_files::read(&a.path, &bytes) {
+        return sheet;
+    }
     if is_binary(&bytes) {
         return Ok(json!({"path": a.path, "size": bytes.len(), "binary": true, "text": null}));
     }
