@@ -14,7 +14,7 @@ use starlark::values::{Heap, Value};
 use crate::globals::{ctx, fail};
 
 /// JSON to Starlark on the evaluation heap, with `{"$dict": {...}}` as a dict (as in views).
-fn to_starlark<'v>(heap: &'v Heap, v: &serde_json::Value) -> Value<'v> {
+fn to_starlark<'v>(heap: Heap<'v>, v: &serde_json::Value) -> Value<'v> {
     use serde_json::Value as J;
     match v {
         J::Object(m) => {

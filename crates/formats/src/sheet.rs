@@ -120,7 +120,12 @@ impl CellValue {
         {
             return CellValue::Date(d);
         }
-        for f in ["%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"] {
+        for f in [
+            "%Y-%m-%d %H:%M:%S",
+            "%Y-%m-%dT%H:%M:%S",
+            "%Y-%m-%d %H:%M",
+            "%Y-%m-%dT%H:%M",
+        ] {
             if let Ok(d) = NaiveDateTime::parse_from_str(t, f) {
                 return CellValue::DateTime(d);
             }
@@ -188,7 +193,10 @@ fn parse_plain_number(t: &str) -> Option<f64> {
     if !body
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
-        || !body.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'.')
+        || !body
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_digit() || b == b'.')
     {
         return None;
     }
@@ -245,7 +253,10 @@ impl Sheet {
 
     /// The cell's value (`Empty` when there is no cell).
     pub fn value(&self, c: CellRef) -> CellValue {
-        self.cells.get(&c).map(|c| c.value.clone()).unwrap_or_default()
+        self.cells
+            .get(&c)
+            .map(|c| c.value.clone())
+            .unwrap_or_default()
     }
 
     /// Put a cell; an empty value without formula removes it.
@@ -502,7 +513,10 @@ impl Workbook {
     /// Evaluate a formula against this workbook as if it were in `sheet` (no cell changes).
     pub fn evaluate(&self, sheet: usize, formula_text: &str) -> Result<CellValue, String> {
         let e = formula::parse(formula_text)?;
-        Ok(CellValue::from_val(formula::eval(&e, &View { wb: self, sheet })))
+        Ok(CellValue::from_val(formula::eval(
+            &e,
+            &View { wb: self, sheet },
+        )))
     }
 
     /// The workbook as text for an agent: `## Sheet: Name (A1:D12)`, then one line per row
@@ -607,6 +621,10 @@ impl Cells for View<'_> {
             .map(|(_, cell)| cell.value.to_val())
             .filter(|v| !matches!(v, Val::Empty))
             .collect())
+    }
+
+    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, ()> {
+        Ok(self.sheet_of(sheet)?.used_range().map(|r| r.end))
     }
 }
 

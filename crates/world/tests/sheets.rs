@@ -69,8 +69,10 @@ department = "Finance"
     );
     let mut wb = Workbook::default();
     let s = wb.add_sheet("Q1").unwrap();
-    wb.set_input(s, CellRef::parse("A1").unwrap(), "10").unwrap();
-    wb.set_input(s, CellRef::parse("A2").unwrap(), "=A1*3").unwrap();
+    wb.set_input(s, CellRef::parse("A1").unwrap(), "10")
+        .unwrap();
+    wb.set_input(s, CellRef::parse("A2").unwrap(), "=A1*3")
+        .unwrap();
     wb.recalculate();
     write(
         &dir.join("world/sheets/Forecast.xlsx"),
@@ -125,11 +127,31 @@ fn seeds_list_and_read() {
             {"cell": "A2", "type": "number", "value": 30.0, "formula": "=A1*3"}
         ])
     );
-    let r = ok(&mut w, "sheets_read", json!({"spreadsheet": "Budget", "range": "Budget!A2"}));
+    let r = ok(
+        &mut w,
+        "sheets_read",
+        json!({"spreadsheet": "Budget", "range": "Budget!A2"}),
+    );
     assert_eq!(r["cells"][0]["value"], "Rent");
-    assert!(fail(&mut w, "sheets_read", json!({"spreadsheet": "Nope"})).contains("Budget, Forecast"));
-    assert!(fail(&mut w, "sheets_read", json!({"spreadsheet": "Budget", "sheet": "X"})).contains("its sheets are: Budget"));
-    assert!(fail(&mut w, "sheets_read", json!({"spreadsheet": "Budget", "range": "hello"})).contains("A1 range"));
+    assert!(
+        fail(&mut w, "sheets_read", json!({"spreadsheet": "Nope"})).contains("Budget, Forecast")
+    );
+    assert!(
+        fail(
+            &mut w,
+            "sheets_read",
+            json!({"spreadsheet": "Budget", "sheet": "X"})
+        )
+        .contains("its sheets are: Budget")
+    );
+    assert!(
+        fail(
+            &mut w,
+            "sheets_read",
+            json!({"spreadsheet": "Budget", "range": "hello"})
+        )
+        .contains("A1 range")
+    );
 }
 
 #[test]
@@ -150,7 +172,10 @@ fn writes_recalculate_dependents_and_are_logged() {
     assert_eq!(r["recalculated"][0]["cell"], "B4");
     assert_eq!(r["recalculated"][0]["value"], 2300.0);
     let log = w.log().last().unwrap();
-    assert_eq!((log.service.as_str(), log.action.as_str()), ("sheets", "write"));
+    assert_eq!(
+        (log.service.as_str(), log.action.as_str()),
+        ("sheets", "write")
+    );
     assert_eq!(log.payload["changes"][0]["before"]["value"], 1200.0);
     assert_eq!(log.payload["changes"][0]["after"]["value"], 1500.0);
     // A bad formula changes nothing.
@@ -164,9 +189,20 @@ fn writes_recalculate_dependents_and_are_logged() {
     assert_eq!(w.log().len(), n);
     assert_eq!(value(&w, "Budget", "C1"), CellValue::Empty);
     // Values must fit a range.
-    assert!(fail(&mut w, "sheets_write", json!({"spreadsheet": "Budget", "range": "A1:A2", "values": [[1], [2], [3]]})).contains("do not fit"));
+    assert!(
+        fail(
+            &mut w,
+            "sheets_write",
+            json!({"spreadsheet": "Budget", "range": "A1:A2", "values": [[1], [2], [3]]})
+        )
+        .contains("do not fit")
+    );
     // Text stays text with a leading quote; strings are typed like typing.
-    ok(&mut w, "sheets_write", json!({"spreadsheet": "Budget", "range": "C2", "values": [["'0042", "2026-03-01", true, null]]}));
+    ok(
+        &mut w,
+        "sheets_write",
+        json!({"spreadsheet": "Budget", "range": "C2", "values": [["'0042", "2026-03-01", true, null]]}),
+    );
     assert_eq!(value(&w, "Budget", "C2"), CellValue::Text("0042".into()));
     assert!(matches!(value(&w, "Budget", "D2"), CellValue::Date(_)));
     assert_eq!(value(&w, "Budget", "E2"), CellValue::Bool(true));
@@ -187,18 +223,48 @@ fn append_find_add_sheet_create() {
     assert_eq!(f["matches"][0]["spreadsheet"], "Budget");
     let f = ok(&mut w, "sheets_find", json!({"query": 800}));
     assert_eq!(f["matches"][0]["cell"], "B3");
-    let f = ok(&mut w, "sheets_find", json!({"query": "a1*", "in_formulas": true}));
+    let f = ok(
+        &mut w,
+        "sheets_find",
+        json!({"query": "a1*", "in_formulas": true}),
+    );
     assert_eq!(f["matches"][0]["spreadsheet"], "Forecast");
-    ok(&mut w, "sheets_add_sheet", json!({"spreadsheet": "Budget", "sheet": "Summary"}));
-    assert!(fail(&mut w, "sheets_add_sheet", json!({"spreadsheet": "Budget", "sheet": "summary"})).contains("already exists"));
-    assert!(fail(&mut w, "sheets_add_sheet", json!({"spreadsheet": "Budget", "sheet": "a/b"})).contains("cannot contain"));
-    ok(&mut w, "sheets_write", json!({"spreadsheet": "Budget", "sheet": "Summary", "range": "A1", "values": [["=Budget!B2+Forecast!A1"]]}));
+    ok(
+        &mut w,
+        "sheets_add_sheet",
+        json!({"spreadsheet": "Budget", "sheet": "Summary"}),
+    );
+    assert!(
+        fail(
+            &mut w,
+            "sheets_add_sheet",
+            json!({"spreadsheet": "Budget", "sheet": "summary"})
+        )
+        .contains("already exists")
+    );
+    assert!(
+        fail(
+            &mut w,
+            "sheets_add_sheet",
+            json!({"spreadsheet": "Budget", "sheet": "a/b"})
+        )
+        .contains("cannot contain")
+    );
+    ok(
+        &mut w,
+        "sheets_write",
+        json!({"spreadsheet": "Budget", "sheet": "Summary", "range": "A1", "values": [["=Budget!B2+Forecast!A1"]]}),
+    );
     // Other spreadsheets are not reachable from formulas: only sheets of the same workbook.
     assert_eq!(
         w.sheets().get("Budget").unwrap().sheets[1].value(CellRef::parse("A1").unwrap()),
         CellValue::Error("#REF!".into())
     );
-    ok(&mut w, "sheets_create", json!({"name": "Plan", "sheets": ["Jan", "Feb"]}));
+    ok(
+        &mut w,
+        "sheets_create",
+        json!({"name": "Plan", "sheets": ["Jan", "Feb"]}),
+    );
     assert!(fail(&mut w, "sheets_create", json!({"name": "plan"})).contains("already exists"));
     assert_eq!(w.sheets().get("plan").unwrap().sheets[1].name, "Feb");
 }
@@ -207,7 +273,11 @@ fn append_find_add_sheet_create() {
 fn colleague_edits_silently_and_everything_restores() {
     let (_d, t, mut w) = setup();
     w.begin_turn(&t.turns[0]).unwrap();
-    ok(&mut w, "sheets_write", json!({"spreadsheet": "Budget", "range": "B4", "values": [["=B2+B3"]]}));
+    ok(
+        &mut w,
+        "sheets_write",
+        json!({"spreadsheet": "Budget", "range": "B4", "values": [["=B2+B3"]]}),
+    );
     let snap = w.snapshot().unwrap();
     let before = w.sheets().clone();
     w.begin_turn(&t.turns[1]).unwrap();
@@ -215,7 +285,10 @@ fn colleague_edits_silently_and_everything_restores() {
     assert_eq!(value(&w, "Budget", "B4"), CellValue::Number(2100.0));
     let entry = w.log().last().unwrap();
     assert!(entry.silent);
-    assert_eq!(entry.actor, Actor::Colleague("priya.shah@brightwater.test".into()));
+    assert_eq!(
+        entry.actor,
+        Actor::Colleague("priya.shah@brightwater.test".into())
+    );
     assert_eq!(entry.payload["by"], "priya.shah@brightwater.test");
     ok(&mut w, "sheets_create", json!({"name": "Scratch"}));
     w.restore(&snap).unwrap();
@@ -226,12 +299,38 @@ fn colleague_edits_silently_and_everything_restores() {
 #[test]
 fn export_import_and_files_read() {
     let (_d, _t, mut w) = setup();
-    ok(&mut w, "sheets_write", json!({"spreadsheet": "Budget", "range": "B4", "values": [["=SUM(B2:B3)"]]}));
-    let r = ok(&mut w, "sheets_export", json!({"spreadsheet": "Budget", "path": "out/budget.xlsx"}));
+    ok(
+        &mut w,
+        "sheets_write",
+        json!({"spreadsheet": "Budget", "range": "B4", "values": [["=SUM(B2:B3)"]]}),
+    );
+    let r = ok(
+        &mut w,
+        "sheets_export",
+        json!({"spreadsheet": "Budget", "path": "out/budget.xlsx"}),
+    );
     assert!(r["size"].as_u64().unwrap() > 1000);
-    assert!(fail(&mut w, "sheets_export", json!({"spreadsheet": "Budget", "path": "out/budget.xlsx"})).contains("overwrite"));
-    assert!(fail(&mut w, "sheets_export", json!({"spreadsheet": "Budget", "path": "out/budget.ods"})).contains(".xlsx"));
-    ok(&mut w, "sheets_export", json!({"spreadsheet": "Budget", "path": "out/budget.csv"}));
+    assert!(
+        fail(
+            &mut w,
+            "sheets_export",
+            json!({"spreadsheet": "Budget", "path": "out/budget.xlsx"})
+        )
+        .contains("overwrite")
+    );
+    assert!(
+        fail(
+            &mut w,
+            "sheets_export",
+            json!({"spreadsheet": "Budget", "path": "out/budget.ods"})
+        )
+        .contains(".xlsx")
+    );
+    ok(
+        &mut w,
+        "sheets_export",
+        json!({"spreadsheet": "Budget", "path": "out/budget.csv"}),
+    );
     assert_eq!(
         w.files().read_text("out/budget.csv").unwrap(),
         "Item,Amount\nRent,1200\nTravel,800\nTotal,2000\n"
@@ -241,27 +340,51 @@ fn export_import_and_files_read() {
         text["text"],
         "## Sheet: Budget (A1:B4)\nA1: Item | B1: Amount\nA2: Rent | B2: 1200\nA3: Travel | B3: 800\nA4: Total | B4: =SUM(B2:B3) → 2000\n"
     );
-    let r = ok(&mut w, "sheets_import", json!({"path": "out/budget.xlsx", "name": "Budget copy"}));
+    let r = ok(
+        &mut w,
+        "sheets_import",
+        json!({"path": "out/budget.xlsx", "name": "Budget copy"}),
+    );
     assert_eq!(r["cells"], 8);
     assert_eq!(
         w.sheets().get("budget copy").unwrap(),
         w.sheets().get("budget").unwrap()
     );
-    assert!(fail(&mut w, "sheets_import", json!({"path": "out/budget.xlsx"})).contains("replace=true"));
-    ok(&mut w, "files_write", json!({"path": "bad.xlsx", "content": "not a zip"}));
+    assert!(
+        fail(&mut w, "sheets_import", json!({"path": "out/budget.xlsx"})).contains("replace=true")
+    );
+    ok(
+        &mut w,
+        "files_write",
+        json!({"path": "bad.xlsx", "content": "not a zip"}),
+    );
     assert!(fail(&mut w, "files_read", json!({"path": "bad.xlsx"})).contains("not an .xlsx"));
     assert!(fail(&mut w, "sheets_import", json!({"path": "bad.xlsx"})).contains("not an .xlsx"));
     // Plain text files are still read as text.
-    assert_eq!(ok(&mut w, "files_read", json!({"path": "readme.md"}))["text"], "hello\n");
+    assert_eq!(
+        ok(&mut w, "files_read", json!({"path": "readme.md"}))["text"],
+        "hello\n"
+    );
 }
 
 #[test]
 fn check_view_shape() {
     let (_d, _t, w) = setup();
     let v = w.sheets().check_view(chrono_tz::UTC);
-    let cell = &v["spreadsheets"]["$dict"]["Forecast"]["sheets"]["$dict"]["Q1"]["cells"]["$dict"]["A2"];
-    assert_eq!(cell, &json!({"type": "number", "value": 30.0, "formula": "=A1*3"}));
-    let cell = &v["spreadsheets"]["$dict"]["Budget"]["sheets"]["$dict"]["Budget"]["cells"]["$dict"]["A1"];
-    assert_eq!(cell, &json!({"type": "text", "value": "Item", "formula": null}));
-    assert_eq!(v["spreadsheets"]["$dict"]["Forecast"]["sheet_names"], json!(["Q1"]));
+    let cell =
+        &v["spreadsheets"]["$dict"]["Forecast"]["sheets"]["$dict"]["Q1"]["cells"]["$dict"]["A2"];
+    assert_eq!(
+        cell,
+        &json!({"type": "number", "value": 30.0, "formula": "=A1*3"})
+    );
+    let cell =
+        &v["spreadsheets"]["$dict"]["Budget"]["sheets"]["$dict"]["Budget"]["cells"]["$dict"]["A1"];
+    assert_eq!(
+        cell,
+        &json!({"type": "text", "value": "Item", "formula": null})
+    );
+    assert_eq!(
+        v["spreadsheets"]["$dict"]["Forecast"]["sheet_names"],
+        json!(["Q1"])
+    );
 }

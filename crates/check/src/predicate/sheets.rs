@@ -108,7 +108,7 @@ fn describe(cell: &Cell) -> String {
 }
 
 /// Typed equality: numbers only equal numbers (within the tolerance), booleans booleans,
-/// strings text (trimmed), ISO dates dates, `#...` errors; null means empty.
+/// strings text (trimmed, case-insensitive), ISO dates dates, `#...` errors; null means empty.
 fn matches(v: &CellValue, want: &Value, tolerance: f64) -> bool {
     match (want, v) {
         (Value::Null, CellValue::Empty) => true,
@@ -118,14 +118,18 @@ fn matches(v: &CellValue, want: &Value, tolerance: f64) -> bool {
             (x - n).abs() <= tol
         }
         (Value::Bool(b), CellValue::Bool(x)) => b == x,
-        (Value::String(s), CellValue::Text(t)) => s.trim() == t.trim(),
+        (Value::String(s), CellValue::Text(t)) => {
+            s.trim().to_lowercase() == t.trim().to_lowercase()
+        }
         (Value::String(s), CellValue::Error(e)) => s.trim().eq_ignore_ascii_case(e),
         (Value::String(s), d @ (CellValue::Date(_) | CellValue::DateTime(_))) => {
             let want = CellValue::infer(s);
             match (&want, d) {
                 (CellValue::Date(a), CellValue::Date(b)) => a == b,
                 (CellValue::DateTime(a), CellValue::DateTime(b)) => a == b,
-                (CellValue::Date(a), CellValue::DateTime(b)) => *a == b.date() && b.time() == chrono::NaiveTime::MIN,
+                (CellValue::Date(a), CellValue::DateTime(b)) => {
+                    *a == b.date() && b.time() == chrono::NaiveTime::MIN
+                }
                 _ => false,
             }
         }
@@ -144,13 +148,24 @@ mod tests {
         assert!(matches(&n, &json!(1250), 0.0));
         assert!(matches(&n, &json!(1250.4), 0.5));
         assert!(!matches(&n, &json!(1251), 0.5));
-        assert!(!matches(&n, &json!("1250"), 0.0), "no rendered-string matching");
+        assert!(
+            !matches(&n, &json!("1250"), 0.0),
+            "no rendered-string matching"
+        );
         assert!(!matches(&CellValue::Text("1250".into()), &json!(1250), 0.0));
-        assert!(matches(&CellValue::Text(" North ".into()), &json!("North"), 0.0));
+        assert!(matches(
+            &CellValue::Text(" North ".into()),
+            &json!("north"),
+            0.0
+        ));
         assert!(matches(&CellValue::Bool(true), &json!(true), 0.0));
         assert!(!matches(&CellValue::Bool(true), &json!(1), 0.0));
         assert!(matches(&CellValue::Empty, &json!(null), 0.0));
-        assert!(matches(&CellValue::Error("#DIV/0!".into()), &json!("#div/0!"), 0.0));
+        assert!(matches(
+            &CellValue::Error("#DIV/0!".into()),
+            &json!("#div/0!"),
+            0.0
+        ));
         let d = CellValue::infer("2026-03-01");
         assert!(matches(&d, &json!("2026-03-01"), 0.0));
         assert!(!matches(&d, &json!("2026-03-02"), 0.0));

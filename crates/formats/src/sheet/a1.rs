@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(r.sheet.as_deref(), Some("Q1 'draft'"));
         assert_eq!(r.to_string(), "'Q1 ''draft'''!B2:B3");
         let r = RangeRef::parse("B:B").unwrap();
-        assert_eq!((r.start, r.end), (CellRef::new(0, 1), CellRef::new(MAX_ROW, 1)));
+        assert_eq!(
+            (r.start, r.end),
+            (CellRef::new(0, 1), CellRef::new(MAX_ROW, 1))
+        );
         let r = RangeRef::parse("2:3").unwrap();
         assert_eq!(r.cols(), u64::from(MAX_COL) + 1);
         assert_eq!(RangeRef::parse("A1:"), None);

@@ -238,7 +238,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
             '#' => {
                 let start = i;
                 i += 1;
-                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || "/!?".contains(chars[i])) {
+                while i < chars.len()
+                    && (chars[i].is_ascii_alphanumeric() || "/!?".contains(chars[i]))
+                {
                     i += 1;
                     if matches!(chars[i - 1], '!' | '?') {
                         break;
@@ -260,7 +262,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 i += 1;
                 loop {
                     match chars.get(i) {
-                        None => return Err("a quoted sheet name is not closed (missing `'`)".into()),
+                        None => {
+                            return Err("a quoted sheet name is not closed (missing `'`)".into());
+                        }
                         Some('\'') if chars.get(i + 1) == Some(&'\'') => i += 2,
                         Some('\'') => {
                             i += 1;
@@ -270,7 +274,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                     }
                 }
                 if chars.get(i) != Some(&'!') {
-                    return Err("a quoted sheet name must be followed by `!` and a cell reference".into());
+                    return Err(
+                        "a quoted sheet name must be followed by `!` and a cell reference".into(),
+                    );
                 }
                 i += 1;
                 let (word, next) = ref_word(&chars, i);
@@ -288,7 +294,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 }
                 // Row range like 2:3
                 if chars.get(i) == Some(&':')
-                    && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == '$')
+                    && chars
+                        .get(i + 1)
+                        .is_some_and(|c| c.is_ascii_digit() || *c == '$')
                     && !chars[start..i].contains(&'.')
                 {
                     let (_, next) = ref_word(&chars, i + 1);
@@ -300,7 +308,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                     }
                 }
                 if matches!(chars.get(i), Some('e' | 'E'))
-                    && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == '+' || *c == '-')
+                    && chars
+                        .get(i + 1)
+                        .is_some_and(|c| c.is_ascii_digit() || *c == '+' || *c == '-')
                 {
                     i += 2;
                     while i < chars.len() && chars[i].is_ascii_digit() {
@@ -544,7 +554,11 @@ impl Parser {
                             self.pos += 1;
                             break;
                         }
-                        _ => return Err(format!("the arguments of `{name}` are not closed (missing `)`)")),
+                        _ => {
+                            return Err(format!(
+                                "the arguments of `{name}` are not closed (missing `)`)"
+                            ));
+                        }
                     }
                     if args.len() > 255 {
                         return Err(format!("`{name}` has more than 255 arguments"));
@@ -573,6 +587,8 @@ pub trait Cells {
     fn cell(&self, sheet: Option<&str>, c: CellRef) -> Result<Val, ()>;
     /// The non-empty cells of a range in row-major order; `Err` when the sheet does not exist.
     fn range(&self, r: &RangeRef) -> Result<Vec<Val>, ()>;
+    /// The last used (row, column) of a sheet, `None` for an empty sheet.
+    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, ()>;
 }
 
 const REF: &str = "#REF!";
@@ -671,7 +687,9 @@ pub fn format_number(n: f64) -> String {
         format!("{}", n as i64)
     } else {
         let s = format!("{}", (n * 1e10).round() / 1e10);
-        if s.parse::<f64>().is_ok_and(|x| x == n || (x - n).abs() < 1e-9 * n.abs().max(1.0)) {
+        if s.parse::<f64>()
+            .is_ok_and(|x| x == n || (x - n).abs() < 1e-9 * n.abs().max(1.0))
+        {
             s
         } else {
             format!("{n}")
@@ -767,9 +785,11 @@ fn arg_values(e: &Expr, cells: &dyn Cells) -> (Vec<Val>, bool) {
             Err(()) => (vec![Val::Error(REF.into())], false),
         },
         Expr::Ref(sheet, c) => (
-            vec![cells
-                .cell(sheet.as_deref(), *c)
-                .unwrap_or_else(|()| Val::Error(REF.into()))],
+            vec![
+                cells
+                    .cell(sheet.as_deref(), *c)
+                    .unwrap_or_else(|()| Val::Error(REF.into())),
+            ],
             true,
         ),
         other => (vec![eval_scalar(other, cells)], false),
@@ -875,10 +895,18 @@ fn criterion_matches(crit: &Val, v: &Val) -> bool {
 /// All cells of a range including empty ones (row-major), bounded: used by SUMIF where
 /// two ranges are walked side by side.
 fn dense(r: &RangeRef, cells: &dyn Cells) -> Result<Vec<Val>, Val> {
-    // Clip huge ranges (whole columns) to a sane size: cells beyond are empty anyway for
-    // criteria over data; cap the walk.
-    let rows = r.rows().min(100_000);
-    let cols = r.cols().min(1_000);
+    // Clip the range to the sheet's used area (whole columns stay cheap); cap the walk.
+    let Some(last) = cells
+        .extent(r.sheet.as_deref())
+        .map_err(|()| Val::Error(REF.into()))?
+    else {
+        return Ok(Vec::new());
+    };
+    if last.row < r.start.row || last.col < r.start.col {
+        return Ok(Vec::new());
+    }
+    let rows = u64::from(r.end.row.min(last.row) - r.start.row) + 1;
+    let cols = u64::from(r.end.col.min(last.col) - r.start.col) + 1;
     if rows * cols > 1_000_000 {
         return Err(Val::Error(NUM.into()));
     }
@@ -919,8 +947,18 @@ fn call_inner(name: &str, args: &[Expr], cells: &dyn Cells) -> Result<Val, Val> 
             }
             Val::Num(n.iter().sum::<f64>() / n.len() as f64)
         }
-        "MIN" => Val::Num(numbers(args, cells)?.into_iter().reduce(f64::min).unwrap_or(0.0)),
-        "MAX" => Val::Num(numbers(args, cells)?.into_iter().reduce(f64::max).unwrap_or(0.0)),
+        "MIN" => Val::Num(
+            numbers(args, cells)?
+                .into_iter()
+                .reduce(f64::min)
+                .unwrap_or(0.0),
+        ),
+        "MAX" => Val::Num(
+            numbers(args, cells)?
+                .into_iter()
+                .reduce(f64::max)
+                .unwrap_or(0.0),
+        ),
         "COUNT" => {
             let mut n = 0.0;
             for a in args {

@@ -161,7 +161,9 @@ fn check_zip(name: &str, bytes: &[u8]) -> Result<(), FormatError> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         invalid(
             name,
-            format!("the .xlsx archive is corrupt or truncated ({e}); re-save or regenerate the file"),
+            format!(
+                "the .xlsx archive is corrupt or truncated ({e}); re-save or regenerate the file"
+            ),
         )
     })?;
     if zip.len() > MAX_ZIP_ENTRIES {
@@ -181,9 +183,15 @@ fn check_zip(name: &str, bytes: &[u8]) -> Result<(), FormatError> {
         let mut entry = zip.by_index(i).map_err(|e| {
             let msg = e.to_string();
             if msg.to_lowercase().contains("password") || msg.to_lowercase().contains("encrypt") {
-                invalid(name, "the .xlsx archive is encrypted; save it without a password")
+                invalid(
+                    name,
+                    "the .xlsx archive is encrypted; save it without a password",
+                )
             } else {
-                invalid(name, format!("entry {i} of the .xlsx archive cannot be read ({msg})"))
+                invalid(
+                    name,
+                    format!("entry {i} of the .xlsx archive cannot be read ({msg})"),
+                )
             }
         })?;
         if entry.encrypted() {
@@ -296,7 +304,10 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
     let mut xl: Xlsx<_> = Xlsx::new(Cursor::new(bytes)).map_err(|e| {
         let msg = e.to_string();
         if msg.to_lowercase().contains("password") {
-            invalid(name, "the workbook is password-protected; save it without a password")
+            invalid(
+                name,
+                "the workbook is password-protected; save it without a password",
+            )
         } else {
             invalid(name, format!("not a readable .xlsx workbook ({msg})"))
         }
@@ -332,7 +343,9 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
                         format!("more than {MAX_CELLS} non-empty cells; not read"),
                     ));
                 }
-                sheet.cells.insert(CellRef::new(row, col), Cell::value(value));
+                sheet
+                    .cells
+                    .insert(CellRef::new(row, col), Cell::value(value));
             }
         }
         {
@@ -377,7 +390,8 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
 /// dates with a date format. Deterministic bytes.
 pub fn write_xlsx(wb: &Workbook) -> Result<Vec<u8>, FormatError> {
     use rust_xlsxwriter::{DocProperties, ExcelDateTime, Format, Formula};
-    let fail = |e: rust_xlsxwriter::XlsxError| invalid("workbook", format!("cannot write .xlsx: {e}"));
+    let fail =
+        |e: rust_xlsxwriter::XlsxError| invalid("workbook", format!("cannot write .xlsx: {e}"));
     if wb.sheets.is_empty() {
         return Err(invalid(
             "workbook",
@@ -423,11 +437,16 @@ pub fn write_xlsx(wb: &Workbook) -> Result<Vec<u8>, FormatError> {
                         .map_err(fail)?;
                 }
                 CellValue::Error(e) => {
-                    const EXCEL: &[&str] =
-                        &["#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!"];
+                    const EXCEL: &[&str] = &[
+                        "#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!",
+                    ];
                     if EXCEL.contains(&e.as_str()) {
-                        ws.write_formula(row, col, Formula::new(format!("={e}")).set_result(e.as_str()))
-                            .map_err(fail)?;
+                        ws.write_formula(
+                            row,
+                            col,
+                            Formula::new(format!("={e}")).set_result(e.as_str()),
+                        )
+                        .map_err(fail)?;
                     } else {
                         ws.write_string(row, col, e.as_str()).map_err(fail)?;
                     }

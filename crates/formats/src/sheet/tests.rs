@@ -19,7 +19,13 @@ fn val(wb: &Workbook, at: &str) -> CellValue {
 }
 
 fn eval(formula: &str) -> CellValue {
-    let wb = book(&[("A1", "10"), ("A2", "20"), ("A3", "hello"), ("A4", "TRUE"), ("B1", "0")]);
+    let wb = book(&[
+        ("A1", "10"),
+        ("A2", "20"),
+        ("A3", "hello"),
+        ("A4", "TRUE"),
+        ("B1", "0"),
+    ]);
     wb.evaluate(0, formula).unwrap()
 }
 
@@ -68,7 +74,10 @@ fn errors() {
     assert_eq!(eval("=AVERAGE(C1:C5)"), err("#DIV/0!"));
     assert_eq!(eval("=SUM(A1,1/0)"), err("#DIV/0!"));
     assert_eq!(eval("=#N/A"), err("#N/A"));
-    assert_eq!(eval("=IFERROR(1/0,\"none\")"), CellValue::Text("none".into()));
+    assert_eq!(
+        eval("=IFERROR(1/0,\"none\")"),
+        CellValue::Text("none".into())
+    );
 }
 
 #[test]
@@ -81,7 +90,10 @@ fn functions() {
     assert_eq!(eval("=MAX(C1:C9)"), n(0.0));
     assert_eq!(eval("=COUNT(A1:A4)"), n(2.0));
     assert_eq!(eval("=COUNTA(A1:A4)"), n(4.0));
-    assert_eq!(eval("=IF(A1>5,\"big\",\"small\")"), CellValue::Text("big".into()));
+    assert_eq!(
+        eval("=IF(A1>5,\"big\",\"small\")"),
+        CellValue::Text("big".into())
+    );
     assert_eq!(eval("=IF(A1>50,1)"), CellValue::Bool(false));
     assert_eq!(eval("=ROUND(2.675,2)"), n(2.68));
     assert_eq!(eval("=ROUND(-2.5,0)"), n(-3.0));
@@ -92,7 +104,10 @@ fn functions() {
     assert_eq!(eval("=COUNTIF(A1:A4,\">15\")"), n(1.0));
     assert_eq!(eval("=SUMIF(A1:A2,\">=10\")"), n(30.0));
     assert_eq!(eval("=AND(A1>5,A2>5)"), CellValue::Bool(true));
-    assert_eq!(eval("=CONCAT(A3,\" \",A1)"), CellValue::Text("hello 10".into()));
+    assert_eq!(
+        eval("=CONCAT(A3,\" \",A1)"),
+        CellValue::Text("hello 10".into())
+    );
 }
 
 #[test]
@@ -122,7 +137,12 @@ fn dependents_are_recalculated_in_order() {
 
 #[test]
 fn cycles_are_errors_not_overflows() {
-    let wb = book(&[("A1", "=B1+1"), ("B1", "=A1+1"), ("C1", "=A1*2"), ("D1", "=D1")]);
+    let wb = book(&[
+        ("A1", "=B1+1"),
+        ("B1", "=A1+1"),
+        ("C1", "=A1*2"),
+        ("D1", "=D1"),
+    ]);
     assert_eq!(val(&wb, "A1"), err("#CYCLE!"));
     assert_eq!(val(&wb, "B1"), err("#CYCLE!"));
     assert_eq!(val(&wb, "C1"), err("#CYCLE!")); // depends on a cycle
@@ -137,7 +157,8 @@ fn long_dependency_chains_do_not_recurse() {
     let s = wb.add_sheet("Chain").unwrap();
     wb.set_input(s, CellRef::new(0, 0), "1").unwrap();
     for r in 1..50_000u32 {
-        wb.set_input(s, CellRef::new(r, 0), &format!("=A{}+1", r)).unwrap();
+        wb.set_input(s, CellRef::new(r, 0), &format!("=A{}+1", r))
+            .unwrap();
     }
     wb.recalculate();
     assert_eq!(wb.sheets[s].value(CellRef::new(49_999, 0)), n(50_000.0));
@@ -172,7 +193,10 @@ fn input_inference() {
         CellValue::infer("2026-03-01"),
         CellValue::Date(NaiveDate::from_ymd_opt(2026, 3, 1).unwrap())
     );
-    assert!(matches!(CellValue::infer("2026-03-01 09:30"), CellValue::DateTime(_)));
+    assert!(matches!(
+        CellValue::infer("2026-03-01 09:30"),
+        CellValue::DateTime(_)
+    ));
     assert_eq!(CellValue::infer("North"), CellValue::Text("North".into()));
     assert_eq!(CellValue::infer(""), CellValue::Empty);
     assert_eq!(CellValue::infer("inf"), CellValue::Text("inf".into()));
@@ -196,7 +220,10 @@ fn text_rendering() {
         t,
         "## Sheet: Data (A1:C4)\nA1: Region | B1: Q1\nA2: North | B2: 1200\nA3: \"0042\" | B3: 50.5\nB4: =SUM(B2:B3) → 1250.5 | C4: =B4/0 → #DIV/0!\n"
     );
-    assert_eq!(Workbook::default().to_text(), "(a workbook without sheets)\n");
+    assert_eq!(
+        Workbook::default().to_text(),
+        "(a workbook without sheets)\n"
+    );
 }
 
 #[test]
@@ -228,7 +255,8 @@ fn xlsx_round_trip() {
 fn csv_read_and_write() {
     let wb = read_file(
         "sales.csv",
-        "\u{feff}Region,Amount,Paid\nNorth,\"1,200\",true\nSouth,800.5,FALSE\n\"A, B\",,x\n".as_bytes(),
+        "\u{feff}Region,Amount,Paid\nNorth,\"1,200\",true\nSouth,800.5,FALSE\n\"A, B\",,x\n"
+            .as_bytes(),
     )
     .unwrap();
     let s = &wb.sheets[0];
@@ -238,7 +266,10 @@ fn csv_read_and_write() {
     assert_eq!(s.value(c("A4")), CellValue::Text("A, B".into()));
     assert_eq!(s.value(c("B4")), CellValue::Empty);
     let out = String::from_utf8(write_csv(s).unwrap()).unwrap();
-    assert_eq!(out, "Region,Amount,Paid\nNorth,1200,TRUE\nSouth,800.5,FALSE\n\"A, B\",,x\n");
+    assert_eq!(
+        out,
+        "Region,Amount,Paid\nNorth,1200,TRUE\nSouth,800.5,FALSE\n\"A, B\",,x\n"
+    );
     let tsv = read_file("t.tsv", b"a\tb\n1\t=2+2\n").unwrap();
     assert_eq!(tsv.sheets[0].value(c("B2")), CellValue::Text("=2+2".into()));
 }
@@ -283,7 +314,9 @@ fn zip_bombs_and_huge_shared_formulas_are_refused() {
     assert!(e.contains("shared formula"), "{e}");
     let many: Vec<(String, Vec<u8>)> = (0..10_001).map(|i| (format!("f{i}"), vec![])).collect();
     let refs: Vec<(&str, Vec<u8>)> = many.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
-    let e = read_file("many.xlsx", &zip_with(&refs)).unwrap_err().to_string();
+    let e = read_file("many.xlsx", &zip_with(&refs))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("entries"), "{e}");
 }
 
@@ -302,9 +335,18 @@ fn sparse_far_cells_do_not_allocate_the_area() {
 
 #[test]
 fn serde_round_trip() {
-    let wb = book(&[("A1", "x"), ("A2", "2026-03-01"), ("B10", "=1/0"), ("C3", "TRUE"), ("A11", "2026-03-01 10:00")]);
+    let wb = book(&[
+        ("A1", "x"),
+        ("A2", "2026-03-01"),
+        ("B10", "=1/0"),
+        ("C3", "TRUE"),
+        ("A11", "2026-03-01 10:00"),
+    ]);
     let json = serde_json::to_string(&wb).unwrap();
-    assert!(json.contains(r##""B10":{"type":"error","value":"#DIV/0!","formula":"=1/0"}"##), "{json}");
+    assert!(
+        json.contains(r##""B10":{"type":"error","value":"#DIV/0!","formula":"=1/0"}"##),
+        "{json}"
+    );
     let back: Workbook = serde_json::from_str(&json).unwrap();
     assert_eq!(back, wb);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -63,7 +63,10 @@ pub(super) const TOOLS: &[Tool] = &[
                         "range",
                         string("Top-left cell (`B2`) or a range the values must fit in (`B2:D5`)"),
                     ),
-                    ("values", grid("Rows of values, e.g. [[\"Total\", \"=SUM(B2:B9)\"]]")),
+                    (
+                        "values",
+                        grid("Rows of values, e.g. [[\"Total\", \"=SUM(B2:B9)\"]]"),
+                    ),
                 ],
                 &["spreadsheet", "range", "values"],
             )
@@ -144,7 +147,10 @@ pub(super) const TOOLS: &[Tool] = &[
                 &[
                     ("spreadsheet", string("Spreadsheet name")),
                     ("path", string("Workspace path ending in .xlsx or .csv")),
-                    ("sheet", string("For .csv: the sheet to export; default the first")),
+                    (
+                        "sheet",
+                        string("For .csv: the sheet to export; default the first"),
+                    ),
                     (
                         "overwrite",
                         boolean("Replace an existing file (default false)"),
@@ -162,7 +168,10 @@ pub(super) const TOOLS: &[Tool] = &[
             schema(
                 &[
                     ("path", string("Workspace file")),
-                    ("name", string("Spreadsheet name; default the file name without extension")),
+                    (
+                        "name",
+                        string("Spreadsheet name; default the file name without extension"),
+                    ),
                     (
                         "replace",
                         boolean("Replace an existing spreadsheet of that name (default false)"),
@@ -201,7 +210,9 @@ fn sheet_idx(wb: &Workbook, book: &str, sheet: Option<&str>) -> Result<usize, St
     match sheet {
         None | Some("") => {
             if wb.sheets.is_empty() {
-                Err(format!("spreadsheet {book:?} has no sheets; add one with sheets_add_sheet"))
+                Err(format!(
+                    "spreadsheet {book:?} has no sheets; add one with sheets_add_sheet"
+                ))
             } else {
                 Ok(0)
             }
@@ -279,7 +290,9 @@ fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let range = match range.or_else(|| s.used_range()) {
         Some(r) => r,
         None => {
-            return Ok(json!({"spreadsheet": name, "sheet": s.name, "range": null, "cells": [], "truncated": false}));
+            return Ok(
+                json!({"spreadsheet": name, "sheet": s.name, "range": null, "cells": [], "truncated": false}),
+            );
         }
     };
     let mut cells = Vec::new();
@@ -331,17 +344,29 @@ fn input_cell(v: &Value, at: CellRef) -> Result<Cell, String> {
     })
 }
 
-/// Write `rows` from `origin` in sheet `si` of `book`; recalc; log. Returns the changes.
+/// Where a block of values goes: sheet `si` of spreadsheet `book`, from `origin`, within
+/// `bound` when the agent gave a range.
+struct Target<'a> {
+    book: &'a str,
+    si: usize,
+    origin: CellRef,
+    bound: Option<&'a RangeRef>,
+}
+
+/// Write `rows` at `target`; recalc; log. Returns the written and recalculated cells.
 fn apply(
     w: &mut World,
     actor: &Actor,
     action: &str,
-    book_name: &str,
-    si: usize,
-    origin: CellRef,
-    bound: Option<&RangeRef>,
+    target: Target<'_>,
     rows: &[Vec<Value>],
 ) -> ToolResult {
+    let Target {
+        book: book_name,
+        si,
+        origin,
+        bound,
+    } = target;
     let by = w.acting_email(actor)?;
     if rows.is_empty() || rows.iter().all(|r| r.is_empty()) {
         return Err("no values given: pass rows of values, e.g. [[\"Total\", 1250]]".into());
@@ -371,7 +396,10 @@ fn apply(
     {
         return Err(format!(
             "{height} row(s) × {width} column(s) of values do not fit in {}; give a larger range or just its top-left cell",
-            RangeRef { sheet: None, ..b.clone() }
+            RangeRef {
+                sheet: None,
+                ..b.clone()
+            }
         ));
     }
     // Build every cell first: a bad formula changes nothing.
@@ -490,7 +518,13 @@ fn write(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let name = name.to_string();
     let (range, sheet) = range_arg(&a.range, a.sheet.clone())?;
     let si = sheet_idx(wb, &name, sheet.as_deref())?;
-    apply(w, actor, "write", &name, si, range.start, Some(&range), &a.values)
+    let target = Target {
+        book: &name,
+        si,
+        origin: range.start,
+        bound: Some(&range),
+    };
+    apply(w, actor, "write", target, &a.values)
 }
 
 #[derive(Deserialize)]
@@ -507,7 +541,13 @@ fn append_rows(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let name = name.to_string();
     let si = sheet_idx(wb, &name, a.sheet.as_deref())?;
     let origin = CellRef::new(wb.sheets[si].next_row(), 0);
-    apply(w, actor, "append_rows", &name, si, origin, None, &a.rows)
+    let target = Target {
+        book: &name,
+        si,
+        origin,
+        bound: None,
+    };
+    apply(w, actor, "append_rows", target, &a.rows)
 }
 
 #[derive(Deserialize)]
@@ -542,7 +582,11 @@ fn find(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let books: Vec<(&String, &Workbook)> = match &a.spreadsheet {
         Some(n) => {
             let (k, _) = book(w, n)?;
-            w.sheets.spreadsheets.iter().filter(|(name, _)| name.as_str() == k).collect()
+            w.sheets
+                .spreadsheets
+                .iter()
+                .filter(|(name, _)| name.as_str() == k)
+                .collect()
         }
         None => w.sheets.spreadsheets.iter().collect(),
     };
@@ -558,7 +602,9 @@ fn find(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
             }
             for (at, cell) in &s.cells {
                 let hit = match &q {
-                    Q::Num(n) => matches!(cell.value, CellValue::Number(x) if (x - n).abs() <= 1e-9 * n.abs().max(1.0)),
+                    Q::Num(n) => {
+                        matches!(cell.value, CellValue::Number(x) if (x - n).abs() <= 1e-9 * n.abs().max(1.0))
+                    }
                     Q::Text(t) => {
                         cell.value.display().to_lowercase().contains(t.as_str())
                             || (a.in_formulas
@@ -673,10 +719,7 @@ fn export(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
     let (bytes, sheet_name) = match ext.as_str() {
-        "xlsx" => (
-            sheet::write_xlsx(wb).map_err(|e| e.to_string())?,
-            None,
-        ),
+        "xlsx" => (sheet::write_xlsx(wb).map_err(|e| e.to_string())?, None),
         "csv" => {
             let si = sheet_idx(wb, &name, a.sheet.as_deref())?;
             (
@@ -760,5 +803,7 @@ fn import(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"spreadsheet": name, "path": a.path, "replaced": existing.is_some(), "by": by}),
     );
-    Ok(json!({"spreadsheet": name, "sheets": sheets, "cells": cells, "replaced": existing.is_some()}))
+    Ok(
+        json!({"spreadsheet": name, "sheets": sheets, "cells": cells, "replaced": existing.is_some()}),
+    )
 }
