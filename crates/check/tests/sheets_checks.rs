@@ -34,13 +34,13 @@ check = "service_view"
 const CHECKS: &str = r#"
 def service_view(w):
     c = w.sheets.spreadsheets["Budget"].sheets["Budget"].cells
-    return json.encode({"b4": [c["B4"].type, c["B4"].value, c["B4"].formula], "a1": [c["A1"].value, c["A1"].formula],
-                        "names": w.sheets.spreadsheets["Budget"].sheet_names, "missing": c.get("Z9") == None})
+    return {"passed": True, "detail": json.encode({"b4": [c["B4"].type, c["B4"].value, c["B4"].formula], "a1": [c["A1"].value, c["A1"].formula],
+                        "names": w.sheets.spreadsheets["Budget"].sheet_names, "missing": c.get("Z9") == None})}
 
 def files(w):
     x = xlsx("out/b.xlsx").sheets["Budget"].cells
     v = csv("data/t.csv").sheets["t"].cells
-    return json.encode({"x": [x["B4"].value, x["B4"].formula], "csv": [v["A2"].type, v["A2"].value, v["B2"].type]})
+    return {"passed": True, "detail": json.encode({"x": [x["B4"].value, x["B4"].formula], "csv": [v["A2"].type, v["A2"].value, v["B2"].type]})}
 
 def broken(w):
     return xlsx("data/t.csv") != None
