@@ -12,6 +12,7 @@ mod documents;
 mod files;
 mod kb;
 mod mail;
+mod sheet_files;
 mod sheets;
 mod tracker;
 

@@ -16,6 +16,28 @@ pub fn docx_read(data: &[u8]) {
     let _ = office::read_docx("fuzz.docx", data);
 }
 
+/// Any bytes given to the spreadsheet reader as .xlsx, .csv or .tsv (the first byte picks
+/// which): an error or a workbook, never a panic; a workbook read renders to text,
+/// recalculates and writes back.
+pub fn sheet_read(data: &[u8]) {
+    let Some((kind, bytes)) = data.split_first() else {
+        return;
+    };
+    let name = match kind % 3 {
+        0 => "fuzz.xlsx",
+        1 => "fuzz.csv",
+        _ => "fuzz.tsv",
+    };
+    if let Ok(mut wb) = bureau_formats::sheet::read_file(name, bytes) {
+        let _ = wb.to_text();
+        wb.recalculate();
+        let _ = bureau_formats::sheet::write_xlsx(&wb);
+        if let Some(s) = wb.sheets.first() {
+            let _ = bureau_formats::sheet::write_csv(s);
+        }
+    }
+}
+
 /// See [`docx_read`].
 pub fn pptx_read(data: &[u8]) {
     let _ = office::read_pptx("fuzz.pptx", data);

@@ -157,6 +157,9 @@ struct PathArg {
 fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: PathArg = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
+    if let Some(sheet) = super::sheet_files::read(&a.path, &bytes) {
+        return sheet;
+    }
     if is_binary(&bytes) {
         use bureau_formats::office::{Format, render};
         if Format::detect(&a.path, &bytes) == Format::Text {

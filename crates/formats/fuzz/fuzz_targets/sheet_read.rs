@@ -1,0 +1,10 @@
+//! Fuzz target `sheet_read`: see ../Cargo.toml for how to run it.
+#![cfg_attr(feature = "libfuzzer", no_main)]
+
+#[cfg(feature = "libfuzzer")]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bureau_formats_fuzz::sheet_read(data));
+
+#[cfg(not(feature = "libfuzzer"))]
+fn main() {
+    bureau_formats_fuzz::run_corpus("sheet_read", bureau_formats_fuzz::sheet_read);
+}

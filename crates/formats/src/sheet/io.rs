@@ -1,0 +1,491 @@
+//! Reading and writing spreadsheet files: .xlsx/.xlsm (calamine; rust_xlsxwriter) and
+//! .csv/.tsv (csv). Readers are bounded against hostile files.
+
+use std::io::{Cursor, Read};
+
+use calamine::{DataRef, Reader, SheetType, Xlsx};
+
+use super::{Cell, CellRef, CellValue, Workbook, a1};
+use crate::FormatError;
+use crate::error::guard;
+
+/// Most non-empty cells read from one file.
+pub const MAX_CELLS: usize = 1_000_000;
+/// Largest file accepted.
+const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+/// Most entries in an .xlsx zip.
+const MAX_ZIP_ENTRIES: usize = 10_000;
+/// Most bytes all .xlsx zip entries may decompress to.
+const MAX_UNCOMPRESSED: u64 = 256 * 1024 * 1024;
+/// Largest decompressed/compressed ratio accepted for the whole archive when it expands
+/// beyond 16 MB (typical spreadsheets compress 5–20×).
+const MAX_RATIO: u64 = 200;
+/// Largest area of a shared formula (`<f t="shared" ref="...">`), which readers expand.
+const MAX_SHARED_FORMULA_AREA: u64 = 1_000_000;
+
+fn invalid(file: &str, reason: impl Into<String>) -> FormatError {
+    FormatError::InvalidDocument {
+        file: file.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Read a spreadsheet file by its name's extension (.xlsx, .xlsm, .csv, .tsv). Formulas
+/// keep the value cached in the file; formulas without one are computed.
+pub fn read_file(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(invalid(
+            name,
+            format!(
+                "the file is {} bytes; spreadsheets over {MAX_FILE_BYTES} bytes are not read",
+                bytes.len()
+            ),
+        ));
+    }
+    let mut wb = match ext.as_str() {
+        "xlsx" | "xlsm" => read_xlsx(name, bytes)?,
+        "csv" => read_delimited(name, bytes, b',')?,
+        "tsv" => read_delimited(name, bytes, b'\t')?,
+        _ => {
+            return Err(invalid(
+                name,
+                "not a spreadsheet file: the name must end in .xlsx, .xlsm, .csv or .tsv",
+            ));
+        }
+    };
+    let needs_values = wb
+        .sheets
+        .iter()
+        .flat_map(|s| s.cells.values())
+        .any(|c| c.formula.is_some() && c.value == CellValue::Empty);
+    if needs_values {
+        wb.recalculate();
+    }
+    Ok(wb)
+}
+
+fn sheet_name_for(name: &str) -> String {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    let cleaned: String = stem
+        .chars()
+        .map(|c| if "[]:*?/\\".contains(c) { '_' } else { c })
+        .take(31)
+        .collect();
+    let cleaned = cleaned.trim_matches('\'').to_string();
+    if cleaned.trim().is_empty() {
+        "Sheet1".into()
+    } else {
+        cleaned
+    }
+}
+
+/// CSV/TSV: one sheet named after the file; cells typed with [`CellValue::infer`] (no
+/// formulas: a CSV cell starting with `=` is text).
+fn read_delimited(name: &str, bytes: &[u8], delimiter: u8) -> Result<Workbook, FormatError> {
+    if bytes.contains(&0) {
+        return Err(invalid(
+            name,
+            "this is a binary file, not comma/tab-separated text",
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        // Latin-1 fallback.
+        Err(_) => bytes.iter().map(|b| char::from(*b)).collect(),
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut sheet = super::Sheet::new(sheet_name_for(name));
+    let mut count = 0usize;
+    for (r, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| invalid(name, format!("cannot read row {}: {e}", r + 1)))?;
+        let Ok(row) = u32::try_from(r) else { break };
+        if row > a1::MAX_ROW {
+            return Err(invalid(name, "more than 1,048,576 rows"));
+        }
+        for (c, field) in rec.iter().enumerate() {
+            if field.is_empty() {
+                continue;
+            }
+            let Ok(col) = u32::try_from(c) else { break };
+            if col > a1::MAX_COL {
+                return Err(invalid(
+                    name,
+                    format!("row {} has more than 16,384 columns", r + 1),
+                ));
+            }
+            count += 1;
+            if count > MAX_CELLS {
+                return Err(invalid(
+                    name,
+                    format!("more than {MAX_CELLS} non-empty cells; split the file"),
+                ));
+            }
+            let value = if field.starts_with('=') {
+                CellValue::Text(field.to_string())
+            } else {
+                CellValue::infer(field)
+            };
+            sheet.set(CellRef::new(row, col), Cell::value(value));
+        }
+    }
+    Ok(Workbook {
+        sheets: vec![sheet],
+    })
+}
+
+/// Check an .xlsx zip before any reader expands it: entry count, real decompressed sizes
+/// (a zip bomb stops at the limit), compression ratio, shared-formula areas.
+fn check_zip(name: &str, bytes: &[u8]) -> Result<(), FormatError> {
+    if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        return Err(invalid(
+            name,
+            "the file is password-protected (encrypted) or an old binary .xls; save it without a password as .xlsx",
+        ));
+    }
+    if !bytes.starts_with(b"PK") {
+        return Err(invalid(
+            name,
+            "not an .xlsx file (an .xlsx is a zip archive; this one does not start like one)",
+        ));
+    }
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+        invalid(
+            name,
+            format!(
+                "the .xlsx archive is corrupt or truncated ({e}); re-save or regenerate the file"
+            ),
+        )
+    })?;
+    if zip.len() > MAX_ZIP_ENTRIES {
+        return Err(invalid(
+            name,
+            format!(
+                "the .xlsx archive has {} entries (at most {MAX_ZIP_ENTRIES} are read)",
+                zip.len()
+            ),
+        ));
+    }
+    let shared_ref = regex::bytes::Regex::new(r#"<(?:\w+:)?f\b[^>]*\bref="([A-Za-z0-9$:]+)""#)
+        .map_err(|e| invalid(name, format!("internal pattern error: {e}")))?;
+    let mut total: u64 = 0;
+    let mut buf = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| {
+            let msg = e.to_string();
+            if msg.to_lowercase().contains("password") || msg.to_lowercase().contains("encrypt") {
+                invalid(
+                    name,
+                    "the .xlsx archive is encrypted; save it without a password",
+                )
+            } else {
+                invalid(
+                    name,
+                    format!("entry {i} of the .xlsx archive cannot be read ({msg})"),
+                )
+            }
+        })?;
+        if entry.encrypted() {
+            return Err(invalid(
+                name,
+                "the .xlsx archive is encrypted; save it without a password",
+            ));
+        }
+        let entry_name = entry.name().to_string();
+        let declared = entry.size();
+        if total.saturating_add(declared) > MAX_UNCOMPRESSED {
+            return Err(invalid(
+                name,
+                format!(
+                    "the .xlsx archive expands to more than {MAX_UNCOMPRESSED} bytes (a zip bomb or a huge workbook); not read"
+                ),
+            ));
+        }
+        let is_sheet = entry_name.starts_with("xl/worksheets/") && entry_name.ends_with(".xml");
+        buf.clear();
+        let limit = MAX_UNCOMPRESSED - total + 1;
+        let read = if is_sheet {
+            (&mut entry).take(limit).read_to_end(&mut buf)
+        } else {
+            std::io::copy(&mut (&mut entry).take(limit), &mut std::io::sink()).map(|n| n as usize)
+        }
+        .map_err(|e| {
+            invalid(
+                name,
+                format!("entry {entry_name:?} of the .xlsx archive is corrupt or truncated ({e})"),
+            )
+        })?;
+        total += read as u64;
+        if total > MAX_UNCOMPRESSED {
+            return Err(invalid(
+                name,
+                format!(
+                    "the .xlsx archive expands to more than {MAX_UNCOMPRESSED} bytes (a zip bomb or a huge workbook); not read"
+                ),
+            ));
+        }
+        if is_sheet {
+            for caps in shared_ref.captures_iter(&buf) {
+                let area = caps
+                    .get(1)
+                    .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
+                    .and_then(a1::RangeRef::parse)
+                    .map_or(u64::MAX, |r| r.rows() * r.cols());
+                if area > MAX_SHARED_FORMULA_AREA {
+                    return Err(invalid(
+                        name,
+                        format!(
+                            "sheet {entry_name:?} has a shared formula over more than {MAX_SHARED_FORMULA_AREA} cells; not read"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if total > 16 * 1024 * 1024 && total / (bytes.len() as u64).max(1) > MAX_RATIO {
+        return Err(invalid(
+            name,
+            format!(
+                "the .xlsx archive expands {}× ({total} bytes from {}): a zip bomb; not read",
+                total / (bytes.len() as u64).max(1),
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn read_xlsx(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
+    check_zip(name, bytes)?;
+    guard("spreadsheet reader", || read_xlsx_checked(name, bytes))?
+}
+
+fn convert(name: &str, v: &DataRef<'_>) -> CellValue {
+    let _ = name;
+    match v {
+        DataRef::Empty => CellValue::Empty,
+        DataRef::Int(i) => CellValue::Number(*i as f64),
+        DataRef::Float(f) => CellValue::Number(*f),
+        DataRef::String(s) => CellValue::Text(s.clone()),
+        DataRef::SharedString(s) => CellValue::Text((*s).to_string()),
+        DataRef::Bool(b) => CellValue::Bool(*b),
+        DataRef::Error(e) => CellValue::Error(e.to_string()),
+        DataRef::DateTime(d) => {
+            if d.is_datetime()
+                && let Some(dt) = d.as_datetime()
+            {
+                if dt.time() == chrono::NaiveTime::MIN {
+                    CellValue::Date(dt.date())
+                } else {
+                    CellValue::DateTime(dt)
+                }
+            } else {
+                CellValue::Number(d.as_f64())
+            }
+        }
+        DataRef::DateTimeIso(s) => match CellValue::infer(s) {
+            v @ (CellValue::Date(_) | CellValue::DateTime(_)) => v,
+            _ => CellValue::Text(s.clone()),
+        },
+        DataRef::DurationIso(s) => CellValue::Text(s.clone()),
+    }
+}
+
+fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
+    let mut xl: Xlsx<_> = Xlsx::new(Cursor::new(bytes)).map_err(|e| {
+        let msg = e.to_string();
+        if msg.to_lowercase().contains("password") {
+            invalid(
+                name,
+                "the workbook is password-protected; save it without a password",
+            )
+        } else {
+            invalid(name, format!("not a readable .xlsx workbook ({msg})"))
+        }
+    })?;
+    let names: Vec<String> = xl
+        .sheets_metadata()
+        .iter()
+        .filter(|s| s.typ == SheetType::WorkSheet)
+        .map(|s| s.name.clone())
+        .collect();
+    let mut wb = Workbook::default();
+    let mut count = 0usize;
+    for sheet_name in names {
+        let mut sheet = super::Sheet::new(sheet_name.clone());
+        let err = |e: calamine::XlsxError| {
+            invalid(name, format!("sheet {sheet_name:?} cannot be read ({e})"))
+        };
+        {
+            let mut cells = xl.worksheet_cells_reader(&sheet_name).map_err(err)?;
+            while let Some(cell) = cells.next_cell().map_err(err)? {
+                let (row, col) = cell.get_position();
+                if row > a1::MAX_ROW || col > a1::MAX_COL {
+                    continue;
+                }
+                let value = convert(name, cell.get_value());
+                if value == CellValue::Empty {
+                    continue;
+                }
+                count += 1;
+                if count > MAX_CELLS {
+                    return Err(invalid(
+                        name,
+                        format!("more than {MAX_CELLS} non-empty cells; not read"),
+                    ));
+                }
+                sheet
+                    .cells
+                    .insert(CellRef::new(row, col), Cell::value(value));
+            }
+        }
+        {
+            let mut cells = xl.worksheet_cells_reader(&sheet_name).map_err(err)?;
+            while let Some(cell) = cells.next_formula().map_err(err)? {
+                let f = cell.get_value();
+                if f.is_empty() {
+                    continue;
+                }
+                let (row, col) = cell.get_position();
+                if row > a1::MAX_ROW || col > a1::MAX_COL {
+                    continue;
+                }
+                let at = CellRef::new(row, col);
+                let entry = sheet.cells.entry(at).or_insert_with(|| {
+                    count += 1;
+                    Cell::default()
+                });
+                entry.formula = Some(format!("={f}"));
+                // Bureau's own error for circular references is stored as a text result.
+                if entry.value == CellValue::Text("#CYCLE!".into()) {
+                    entry.value = CellValue::Error("#CYCLE!".into());
+                }
+                if count > MAX_CELLS {
+                    return Err(invalid(
+                        name,
+                        format!("more than {MAX_CELLS} non-empty cells; not read"),
+                    ));
+                }
+            }
+        }
+        wb.sheets.push(sheet);
+    }
+    if wb.sheets.is_empty() {
+        return Err(invalid(name, "the workbook has no worksheets"));
+    }
+    Ok(wb)
+}
+
+/// Write a workbook as .xlsx: every sheet, values, formulas with their computed values as
+/// cached results (so readers that do not compute, like openpyxl with data_only, see them),
+/// dates with a date format. Deterministic bytes.
+pub fn write_xlsx(wb: &Workbook) -> Result<Vec<u8>, FormatError> {
+    use rust_xlsxwriter::{DocProperties, ExcelDateTime, Format, Formula};
+    let fail =
+        |e: rust_xlsxwriter::XlsxError| invalid("workbook", format!("cannot write .xlsx: {e}"));
+    if wb.sheets.is_empty() {
+        return Err(invalid(
+            "workbook",
+            "a workbook needs at least one sheet to be written as .xlsx",
+        ));
+    }
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let epoch = ExcelDateTime::from_ymd(2000, 1, 1).map_err(fail)?;
+    book.set_properties(&DocProperties::new().set_creation_datetime(&epoch));
+    let date_fmt = Format::new().set_num_format("yyyy-mm-dd");
+    let datetime_fmt = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss");
+    for s in &wb.sheets {
+        let ws = book.add_worksheet();
+        ws.set_name(&s.name).map_err(fail)?;
+        for (c, cell) in &s.cells {
+            let (row, col) = (c.row, c.col as u16);
+            if let Some(f) = &cell.formula {
+                let result = match &cell.value {
+                    CellValue::Empty => String::new(),
+                    v => v.display(),
+                };
+                ws.write_formula(row, col, Formula::new(f.as_str()).set_result(result))
+                    .map_err(fail)?;
+                continue;
+            }
+            match &cell.value {
+                CellValue::Empty => {}
+                CellValue::Number(n) => {
+                    ws.write_number(row, col, *n).map_err(fail)?;
+                }
+                CellValue::Text(t) => {
+                    ws.write_string(row, col, t.as_str()).map_err(fail)?;
+                }
+                CellValue::Bool(b) => {
+                    ws.write_boolean(row, col, *b).map_err(fail)?;
+                }
+                v @ CellValue::Date(_) => {
+                    ws.write_number_with_format(row, col, v.serial().unwrap_or(0.0), &date_fmt)
+                        .map_err(fail)?;
+                }
+                v @ CellValue::DateTime(_) => {
+                    ws.write_number_with_format(row, col, v.serial().unwrap_or(0.0), &datetime_fmt)
+                        .map_err(fail)?;
+                }
+                CellValue::Error(e) => {
+                    const EXCEL: &[&str] = &[
+                        "#DIV/0!", "#N/A", "#NAME?", "#NULL!", "#NUM!", "#REF!", "#VALUE!",
+                    ];
+                    if EXCEL.contains(&e.as_str()) {
+                        ws.write_formula(
+                            row,
+                            col,
+                            Formula::new(format!("={e}")).set_result(e.as_str()),
+                        )
+                        .map_err(fail)?;
+                    } else {
+                        ws.write_string(row, col, e.as_str()).map_err(fail)?;
+                    }
+                }
+            }
+        }
+    }
+    book.save_to_buffer().map_err(fail)
+}
+
+/// Write one sheet as CSV: values as shown (formulas as their computed values), rows up to
+/// the last non-empty cell, `\n` line ends.
+pub fn write_csv(sheet: &super::Sheet) -> Result<Vec<u8>, FormatError> {
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let fail = |e: csv::Error| invalid(&sheet.name, format!("cannot write CSV: {e}"));
+    if let Some(r) = sheet.used_range() {
+        let mut row_cells: Vec<String> = Vec::new();
+        for row in 0..=r.end.row {
+            row_cells.clear();
+            let last = sheet
+                .cells
+                .range(CellRef::new(row, 0)..=CellRef::new(row, a1::MAX_COL))
+                .next_back()
+                .map(|(c, _)| c.col);
+            if let Some(last) = last {
+                for col in 0..=last {
+                    row_cells.push(sheet.value(CellRef::new(row, col)).display());
+                }
+            }
+            if row_cells.is_empty() {
+                w.write_record([""]).map_err(fail)?;
+            } else {
+                w.write_record(&row_cells).map_err(fail)?;
+            }
+        }
+    }
+    w.into_inner()
+        .map_err(|e| invalid(&sheet.name, format!("cannot write CSV: {e}")))
+}
