@@ -602,20 +602,20 @@ struct View<'a> {
 }
 
 impl View<'_> {
-    fn sheet_of(&self, name: Option<&str>) -> Result<&Sheet, ()> {
+    fn sheet_of(&self, name: Option<&str>) -> Result<&Sheet, formula::NoSuchSheet> {
         match name {
-            None => self.wb.sheets.get(self.sheet).ok_or(()),
-            Some(n) => self.wb.sheet(n).ok_or(()),
+            None => self.wb.sheets.get(self.sheet).ok_or(formula::NoSuchSheet),
+            Some(n) => self.wb.sheet(n).ok_or(formula::NoSuchSheet),
         }
     }
 }
 
 impl Cells for View<'_> {
-    fn cell(&self, sheet: Option<&str>, c: CellRef) -> Result<Val, ()> {
+    fn cell(&self, sheet: Option<&str>, c: CellRef) -> Result<Val, formula::NoSuchSheet> {
         Ok(self.sheet_of(sheet)?.value(c).to_val())
     }
 
-    fn range(&self, r: &RangeRef) -> Result<Vec<Val>, ()> {
+    fn range(&self, r: &RangeRef) -> Result<Vec<Val>, formula::NoSuchSheet> {
         let s = self.sheet_of(r.sheet.as_deref())?;
         Ok(s.cells_in(r)
             .map(|(_, cell)| cell.value.to_val())
@@ -623,7 +623,7 @@ impl Cells for View<'_> {
             .collect())
     }
 
-    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, ()> {
+    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, formula::NoSuchSheet> {
         Ok(self.sheet_of(sheet)?.used_range().map(|r| r.end))
     }
 }

@@ -581,14 +581,18 @@ pub enum Val {
     Error(String),
 }
 
+/// A formula names a sheet the workbook does not have (the formula evaluates to `#REF!`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoSuchSheet;
+
 /// What the evaluator reads.
 pub trait Cells {
     /// The value of one cell (`Val::Empty` when empty); `Err` when the sheet does not exist.
-    fn cell(&self, sheet: Option<&str>, c: CellRef) -> Result<Val, ()>;
+    fn cell(&self, sheet: Option<&str>, c: CellRef) -> Result<Val, NoSuchSheet>;
     /// The non-empty cells of a range in row-major order; `Err` when the sheet does not exist.
-    fn range(&self, r: &RangeRef) -> Result<Vec<Val>, ()>;
+    fn range(&self, r: &RangeRef) -> Result<Vec<Val>, NoSuchSheet>;
     /// The last used (row, column) of a sheet, `None` for an empty sheet.
-    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, ()>;
+    fn extent(&self, sheet: Option<&str>) -> Result<Option<CellRef>, NoSuchSheet>;
 }
 
 const REF: &str = "#REF!";
@@ -616,13 +620,13 @@ fn eval_scalar(e: &Expr, cells: &dyn Cells) -> Val {
         Expr::Name(_) => Val::Error(NAME.into()),
         Expr::Ref(sheet, c) => cells
             .cell(sheet.as_deref(), *c)
-            .unwrap_or_else(|()| Val::Error(REF.into())),
+            .unwrap_or_else(|NoSuchSheet| Val::Error(REF.into())),
         Expr::Range(r) => {
             // A range used as one value: only a single cell works.
             if r.start == r.end {
                 cells
                     .cell(r.sheet.as_deref(), r.start)
-                    .unwrap_or_else(|()| Val::Error(REF.into()))
+                    .unwrap_or_else(|NoSuchSheet| Val::Error(REF.into()))
             } else {
                 Val::Error(VALUE.into())
             }
@@ -759,7 +763,7 @@ fn compare(a: &Val, b: &Val) -> std::cmp::Ordering {
         }
     }
     match (a, b) {
-        (Val::Empty, Val::Text(t)) => "".cmp(&t.to_lowercase().as_str()),
+        (Val::Empty, Val::Text(t)) => "".cmp(t.to_lowercase().as_str()),
         (Val::Text(t), Val::Empty) => t.to_lowercase().as_str().cmp(""),
         (Val::Empty, Val::Bool(x)) => false.cmp(x),
         (Val::Bool(x), Val::Empty) => x.cmp(&false),
@@ -782,13 +786,13 @@ fn arg_values(e: &Expr, cells: &dyn Cells) -> (Vec<Val>, bool) {
     match e {
         Expr::Range(r) => match cells.range(r) {
             Ok(v) => (v, true),
-            Err(()) => (vec![Val::Error(REF.into())], false),
+            Err(NoSuchSheet) => (vec![Val::Error(REF.into())], false),
         },
         Expr::Ref(sheet, c) => (
             vec![
                 cells
                     .cell(sheet.as_deref(), *c)
-                    .unwrap_or_else(|()| Val::Error(REF.into())),
+                    .unwrap_or_else(|NoSuchSheet| Val::Error(REF.into())),
             ],
             true,
         ),
@@ -898,7 +902,7 @@ fn dense(r: &RangeRef, cells: &dyn Cells) -> Result<Vec<Val>, Val> {
     // Clip the range to the sheet's used area (whole columns stay cheap); cap the walk.
     let Some(last) = cells
         .extent(r.sheet.as_deref())
-        .map_err(|()| Val::Error(REF.into()))?
+        .map_err(|NoSuchSheet| Val::Error(REF.into()))?
     else {
         return Ok(Vec::new());
     };
@@ -917,7 +921,7 @@ fn dense(r: &RangeRef, cells: &dyn Cells) -> Result<Vec<Val>, Val> {
             out.push(
                 cells
                     .cell(r.sheet.as_deref(), c)
-                    .map_err(|()| Val::Error(REF.into()))?,
+                    .map_err(|NoSuchSheet| Val::Error(REF.into()))?,
             );
         }
     }
@@ -1088,7 +1092,9 @@ fn call_inner(name: &str, args: &[Expr], cells: &dyn Cells) -> Result<Val, Val> 
             arity(name, args, 2, 2)?;
             let r = range_arg(&args[0])?;
             let crit = eval_scalar(&args[1], cells);
-            let vals = cells.range(&r).map_err(|()| Val::Error(REF.into()))?;
+            let vals = cells
+                .range(&r)
+                .map_err(|NoSuchSheet| Val::Error(REF.into()))?;
             let mut n = vals.iter().filter(|v| criterion_matches(&crit, v)).count() as f64;
             // Empty cells match "<>x" criteria too: count them from the range's area.
             if criterion_matches(&crit, &Val::Empty) {

@@ -303,8 +303,7 @@ fn zip_with(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
 #[test]
 fn zip_bombs_and_huge_shared_formulas_are_refused() {
     // 300 MB of zeros compresses to ~300 KB: refused without expanding it all.
-    let mut big = Vec::new();
-    big.resize(300 * 1024 * 1024, 0u8);
+    let big = vec![0u8; 300 * 1024 * 1024];
     let bomb = zip_with(&[("xl/workbook.xml", big)]);
     let e = read_file("bomb.xlsx", &bomb).unwrap_err().to_string();
     assert!(e.contains("zip bomb"), "{e}");
