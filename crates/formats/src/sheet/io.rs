@@ -365,6 +365,11 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
                     Cell::default()
                 });
                 entry.formula = Some(format!("={f}"));
+                // A formula saved without a computed result (openpyxl, hand-written files)
+                // reads as an empty string: it has no value yet, and is computed below.
+                if entry.value == CellValue::Text(String::new()) {
+                    entry.value = CellValue::Empty;
+                }
                 // Bureau's own error for circular references is stored as a text result.
                 if entry.value == CellValue::Text("#CYCLE!".into()) {
                     entry.value = CellValue::Error("#CYCLE!".into());
