@@ -64,6 +64,12 @@ PLAN = [
     ("files_search", lambda s: {"query": "friday"}),
     ("files_move", lambda s: {"from": "memo.md", "to": "drafts/memo.md"}),
     ("files_delete", lambda s: {"path": "drafts", "recursive": True}),
+    ("files_write_docx", lambda s: {"path": "out/memo.docx", "blocks": [
+        {"type": "heading", "level": 1, "text": "Meeting"},
+        {"type": "paragraph", "text": "It moved to Friday."},
+        {"type": "table", "rows": [["day", "room"], ["Friday", "2"]]},
+    ]}),
+    ("files_export_pdf", lambda s: {"source": "out/memo.docx", "path": "out/memo.pdf"}),
     ("mail_folders", lambda s: {}),
     ("mail_send", lambda s: {
         "to": ["bob@corp.test"],

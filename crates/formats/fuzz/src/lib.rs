@@ -85,6 +85,20 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         "docx_read" => vec![docx],
         "pptx_read" => vec![pptx],
         "pdf_read" => vec![pdf],
+        "sheet_read" => {
+            // First byte: 0 = .xlsx, 1 = .csv, 2 = .tsv (see `sheet_read`).
+            let csv = b"Region,Q1,Q2,Total\nNorth,1200.5,980,=B2+C2\nSouth,,\"3,400\",=SUM(B3:C3)\n".to_vec();
+            let xlsx = bureau_formats::sheet::read_file("seed.csv", &csv)
+                .ok()
+                .and_then(|wb| bureau_formats::sheet::write_xlsx(&wb).ok())
+                .unwrap_or_default();
+            let tsv = b"a\tb\n1\tTRUE\n=A2*2\t2026-03-01\n".to_vec();
+            vec![
+                [vec![0u8], xlsx].concat(),
+                [vec![1u8], csv].concat(),
+                [vec![2u8], tsv].concat(),
+            ]
+        }
         _ => {
             let mut v = Vec::new();
             for (ext, body) in [
