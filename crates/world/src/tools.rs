@@ -12,7 +12,6 @@ mod documents;
 mod files;
 mod kb;
 mod mail;
-mod sheet_files;
 mod sheets;
 mod tracker;
 

@@ -13,13 +13,10 @@ use crate::error::guard;
 pub const MAX_CELLS: usize = 1_000_000;
 /// Largest file accepted.
 const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
-/// Most entries in an .xlsx zip.
-const MAX_ZIP_ENTRIES: usize = 10_000;
-/// Most bytes all .xlsx zip entries may decompress to.
-const MAX_UNCOMPRESSED: u64 = 256 * 1024 * 1024;
-/// Largest decompressed/compressed ratio accepted for the whole archive when it expands
-/// beyond 16 MB (typical spreadsheets compress 5–20×).
-const MAX_RATIO: u64 = 200;
+// The zip limits are the office documents' own (`crate::office`): entries per archive, bytes
+// all entries may decompress to, and the decompressed/compressed ratio accepted for the whole
+// archive when it expands beyond 16 MB (typical spreadsheets compress 5–20×).
+use crate::office::{MAX_RATIO, MAX_TOTAL_BYTES as MAX_UNCOMPRESSED, MAX_ZIP_ENTRIES};
 /// Largest area of a shared formula (`<f t="shared" ref="...">`), which readers expand.
 const MAX_SHARED_FORMULA_AREA: u64 = 1_000_000;
 

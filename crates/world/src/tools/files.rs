@@ -157,15 +157,14 @@ struct PathArg {
 fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: PathArg = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
-    if let Some(sheet) = super::sheet_files::read(&a.path, &bytes) {
-        return sheet;
-    }
-    if is_binary(&bytes) {
-        use bureau_formats::office::{Format, render};
-        if Format::detect(&a.path, &bytes) == Format::Text {
+    use bureau_formats::office::{Format, render};
+    let format = Format::detect(&a.path, &bytes);
+    // Spreadsheets (.csv and .tsv too) and binary office files (.docx, .pptx, .pdf, .xlsx, ...)
+    // come back as text with their structure: sheet names, cell coordinates, formulas.
+    if format == Format::Sheet || is_binary(&bytes) {
+        if format == Format::Text {
             return Ok(json!({"path": a.path, "size": bytes.len(), "binary": true, "text": null}));
         }
-        // Office files (.docx, .pptx, .pdf, .xlsx, ...) come back as text with their structure.
         let r = render(&a.path, &bytes).map_err(|e| e.to_string())?;
         return Ok(
             json!({"path": a.path, "size": bytes.len(), "format": r.format.name(), "text": r.text}),
