@@ -29,6 +29,7 @@
 //! | `w.calendar.users()` | calendar owners, sorted |
 //! | `w.log` | the world event log: `seq, turn, time, actor` (`agent`, `task`, `colleague:x`), `service, action, silent, payload` (dict) |
 //! | `w.trajectory` | the agent's tool calls so far: `turn, tool, args` (dict), `ok`, `result` (dict or None), `error` (str or None) |
+//! | `w.outputs` | the trial's deliverables so far ([`crate::outputs`]): `path, size, reasons` (list of `named_in_message`, `output_folder`, `expected_name`, `changed`), `matched_names`; sorted by path |
 //!
 //! A message has `id, owner, folder, seen, sender` (address; `from` is a reserved word in
 //! Starlark, so `getattr(m, "from")` is the only way to read the `from` alias), `from_name`,

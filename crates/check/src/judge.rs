@@ -135,20 +135,24 @@ fn cut(text: &str, max: usize) -> String {
     )
 }
 
-/// The files a judge sees for `spec`: those it names, else every file the agent created or
-/// changed (sorted), at most [`MAX_FILES`].
-fn judge_files(spec: &JudgeSpec, world: &World) -> Vec<String> {
+/// The files a judge sees for `spec`: those it names, else the trial's collected outputs
+/// ([`crate::outputs`]): first the files the agent changed or that sit where the task expects
+/// outputs, then those only named in its messages, each group by path. The prompt shows at
+/// most [`MAX_FILES`] of them, each cut at [`MAX_FILE_CHARS`].
+fn judge_files(spec: &JudgeSpec, task: &Task, world: &World, trajectory: &[Step]) -> Vec<String> {
     if !spec.files.is_empty() {
         return spec.files.clone();
     }
-    match world.changed_files() {
-        Ok(c) => {
-            let mut v: Vec<String> = c.created.into_iter().chain(c.modified).collect();
-            v.sort();
-            v
-        }
-        Err(_) => Vec::new(),
-    }
+    let collected = crate::outputs::collect_outputs(task, world, trajectory);
+    let (named_only, strong): (Vec<_>, Vec<_>) = collected
+        .outputs
+        .into_iter()
+        .partition(|o| o.reasons == [crate::outputs::OutputReason::NamedInMessage]);
+    strong
+        .into_iter()
+        .chain(named_only)
+        .map(|o| o.path)
+        .collect()
 }
 
 /// A file as text for the judge: text files as they are, office files through the
@@ -242,7 +246,7 @@ pub fn judge_prompt(
         "# Proposition to judge\n\n{}\n\n(Rubric item `{}`: {})\n\n",
         spec.proposition, item.id, item.description
     ));
-    let files = judge_files(spec, world);
+    let files = judge_files(spec, task, world, trajectory);
     out.push_str("# Files\n\n");
     if files.is_empty() {
         out.push_str("(the assistant created or changed no files)\n\n");

@@ -5,17 +5,21 @@
 //! * [`eval`] — running a rubric against a world: Starlark checks over the view `w`, built-in
 //!   predicates ([`eval_predicate`]), limits ([`CheckLimits`]);
 //! * [`metrics`] — every score formula of the seed benchmarks, by its name;
+//! * [`outputs`] — a trial's deliverables (output collection, `w.outputs`, `outputs.json`);
+//! * [`depgraph`] — Workspace-Bench dependency-graph recognition (node / edge F1);
 //! * [`summary`] — a run's results summarised per agent ([`summarize`], schema
 //!   `bureau.summary/1`, documented in `docs/summary-schema.md`).
 //!
 //! A broken check is never a failed item: it is a verdict with status `Error` and a message.
 
 mod code_view;
+pub mod depgraph;
 mod documents;
 pub mod eval;
 mod globals;
 pub mod judge;
 pub mod metrics;
+pub mod outputs;
 pub mod predicate;
 pub mod program;
 mod sheets_view;

@@ -126,6 +126,46 @@ pub struct AgentSummary {
     pub per_task: BTreeMap<String, TaskRow>,
     /// Trials with status `error`, with their reasons.
     pub errored: Vec<ErroredTrial>,
+    /// Workspace-Bench dependency-graph recognition over the scored trials whose task has
+    /// `file_deps`; absent when there are none (issue 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depgraph: Option<DepGraphSummary>,
+}
+
+// --- Dependency-graph recognition (issue 5) ---------------------------------------------------
+
+/// Means over trials (macro average) of the per-trial dependency-graph figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DepGraphSummary {
+    /// Scored trials whose task has `file_deps` (the denominator of every mean).
+    pub trials: u32,
+    /// Mean node precision, recall and F1.
+    pub nodes: bureau_core::result::Prf,
+    /// Mean edge precision, recall and F1.
+    pub edges: bureau_core::result::Prf,
+}
+
+/// The macro average of the dependency-graph figures of `scored` trials that have them.
+fn depgraph_summary(scored: &[Scored<'_>]) -> Option<DepGraphSummary> {
+    let figures: Vec<&bureau_core::result::DepGraphScore> = scored
+        .iter()
+        .filter_map(|s| s.result.depgraph.as_ref())
+        .collect();
+    if figures.is_empty() {
+        return None;
+    }
+    let avg = |f: &dyn Fn(&bureau_core::result::DepGraphScore) -> bureau_core::result::Prf| {
+        bureau_core::result::Prf {
+            precision: mean(figures.iter().map(|d| f(d).precision)),
+            recall: mean(figures.iter().map(|d| f(d).recall)),
+            f1: mean(figures.iter().map(|d| f(d).f1)),
+        }
+    };
+    Some(DepGraphSummary {
+        trials: figures.len() as u32,
+        nodes: avg(&|d| d.nodes),
+        edges: avg(&|d| d.edges),
+    })
 }
 
 /// Scored trials of one group (persona, category, ...).
@@ -478,6 +518,7 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         failures_by_category,
         per_task: task_rows,
         errored,
+        depgraph: depgraph_summary(&scored),
     }
 }
 
@@ -593,6 +634,7 @@ mod tests {
                 error: error.map(String::from),
                 dir: "attempt-1".into(),
             }],
+            depgraph: None,
         };
         (result, verdicts)
     }

@@ -305,11 +305,31 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         ("sheets", b.record(&world.sheets().check_view(ctx.tz))),
         ("tracker", b.record(&world.tracker().check_view(ctx.tz))),
         ("code", b.record(&world.code().check_view(ctx.tz))),
+        ("outputs", outputs_view(&b, ctx, trajectory)),
     ]);
     View {
         heap: heap.into_ref(),
         w,
     }
+}
+
+/// `w.outputs`: the trial's deliverables so far ([`crate::outputs`]), each `path, size,
+/// reasons` (list of strings) and `matched_names`.
+fn outputs_view(b: &B<'_>, ctx: &Ctx<'_>, trajectory: &[Step]) -> FrozenValue {
+    let collected = crate::outputs::collect_outputs(ctx.task, ctx.world, trajectory);
+    let items: Vec<FrozenValue> = collected
+        .outputs
+        .iter()
+        .map(|o| {
+            b.rec(vec![
+                ("path", b.s(&o.path)),
+                ("size", b.0.alloc(o.size)),
+                ("reasons", b.strs(o.reasons.iter().map(|r| r.as_str()))),
+                ("matched_names", b.strs(o.matched_names.iter().map(String::as_str))),
+            ])
+        })
+        .collect();
+    b.list(items)
 }
 
 /// `w.people`: the roster, as a list of person records sorted by email.

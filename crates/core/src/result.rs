@@ -109,4 +109,34 @@ pub struct TrialResult {
     pub usage: Usage,
     pub wall_seconds: f64,
     pub attempts: Vec<AttemptRecord>,
+    /// Workspace-Bench dependency-graph recognition of this trial; absent when the task has
+    /// no `file_deps` (issue 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depgraph: Option<DepGraphScore>,
+}
+
+// --- Dependency-graph recognition (issue 5, §5) ----------------------------------------------
+
+/// Precision, recall and F1 of a predicted set against a ground-truth set.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Prf {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+/// A trial's predicted file dependency graph compared with its task's `file_deps`
+/// (Workspace-Bench's node and edge precision / recall / F1; see `docs/outputs.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DepGraphScore {
+    pub nodes: Prf,
+    pub edges: Prf,
+    /// |V_pred|, |V_gt|, |V_pred ∩ V_gt|.
+    pub predicted_nodes: u32,
+    pub truth_nodes: u32,
+    pub matched_nodes: u32,
+    /// |E_pred|, |E_gt|, |E_pred ∩ E_gt|.
+    pub predicted_edges: u32,
+    pub truth_edges: u32,
+    pub matched_edges: u32,
 }

@@ -69,6 +69,50 @@ pub struct FileDep {
     pub to: String,
 }
 
+// --- Outputs and the file dependency graph (issue 5, §4–5) -----------------------------------
+
+/// Where a task expects its deliverables (`[outputs]`): a folder and/or expected file names.
+/// Output collection (`bureau_check::outputs`) uses it; an empty spec still collects the files
+/// the agent changed and the paths it named.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputsSpec {
+    /// A workspace folder for deliverables (`"deliverables/"`); every file under it is
+    /// collected. Normalised without a trailing `/`.
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// Expected deliverable file names (no folders), matched fuzzily anywhere in the workspace.
+    #[serde(default)]
+    pub names: Vec<String>,
+}
+
+/// The task's ground-truth file dependency graph (Workspace-Bench): the files the task depends
+/// on or produces (nodes) and the source → derived-file links (edges).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileDepGraph {
+    pub nodes: BTreeSet<String>,
+    pub edges: BTreeSet<(String, String)>,
+}
+
+/// A workspace path in canonical form: `.` parts and repeated or trailing `/` removed, `a/../b`
+/// folded. `None` when it is empty, absolute or leaves the workspace.
+pub fn normalize_rel_path(p: &str) -> Option<String> {
+    if p.starts_with('/') || p.starts_with('\\') || Path::new(p).is_absolute() {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            x => parts.push(x),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
 /// Per-turn limits on the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -539,6 +583,10 @@ pub struct Task {
     pub timezone: Tz,
     pub user: User,
     pub file_deps: Vec<FileDep>,
+    /// Files of the dependency graph with no edge (`{ file = "..." }` entries of `file_deps`).
+    pub file_dep_nodes: Vec<String>,
+    /// Where the task expects its deliverables (`[outputs]`).
+    pub outputs: OutputsSpec,
     pub limits: Limits,
     pub turns: Vec<Turn>,
     pub rubric: Vec<RubricItem>,
@@ -561,6 +609,22 @@ impl Task {
     /// Load and validate the task in `dir`.
     pub fn load(dir: &Path) -> Result<Task, TaskErrors> {
         Loader::new(dir).load()
+    }
+
+    /// The task's file dependency graph, or `None` when `file_deps` is empty (such a task has
+    /// no dependency-graph figures). Nodes are every edge end and every `{ file }` entry.
+    pub fn dep_graph(&self) -> Option<FileDepGraph> {
+        if self.file_deps.is_empty() && self.file_dep_nodes.is_empty() {
+            return None;
+        }
+        let mut g = FileDepGraph::default();
+        for d in &self.file_deps {
+            g.nodes.insert(d.from.clone());
+            g.nodes.insert(d.to.clone());
+            g.edges.insert((d.from.clone(), d.to.clone()));
+        }
+        g.nodes.extend(self.file_dep_nodes.iter().cloned());
+        Some(g)
     }
 
     pub fn meta(&self) -> crate::result::TaskMeta {
@@ -596,13 +660,24 @@ struct RawTask {
     timezone: Option<Spanned<String>>,
     user: Spanned<User>,
     #[serde(default)]
-    file_deps: Vec<Spanned<FileDep>>,
+    file_deps: Vec<Spanned<RawFileDep>>,
+    #[serde(default)]
+    outputs: Option<Spanned<OutputsSpec>>,
     #[serde(default)]
     limits: Limits,
     #[serde(default, rename = "turn")]
     turns: Vec<Spanned<RawTurn>>,
     #[serde(default)]
     rubric: Vec<Spanned<RawRubric>>,
+}
+
+/// One entry of `file_deps`: an edge `{ from, to }` or a lone node `{ file }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFileDep {
+    from: Option<String>,
+    to: Option<String>,
+    file: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -822,21 +897,8 @@ impl Loader {
             email: raw_user.email.to_lowercase(),
         };
 
-        let mut file_deps = Vec::new();
-        for dep in raw.file_deps {
-            let span = dep.span();
-            let dep = dep.into_inner();
-            for p in [&dep.from, &dep.to] {
-                if let Err(msg) = check_rel_path(p) {
-                    self.err(
-                        span.clone(),
-                        format!("file_deps path `{p}`: {msg}"),
-                        "write workspace paths relative to world/files/",
-                    );
-                }
-            }
-            file_deps.push(dep);
-        }
+        let raw_file_deps = raw.file_deps;
+        let raw_outputs = raw.outputs;
 
         if raw.limits.max_steps == 0 || raw.limits.wall_seconds == 0 {
             self.err(
@@ -944,6 +1006,9 @@ impl Loader {
             ));
         }
 
+        let (file_deps, file_dep_nodes) = self.file_deps(raw_file_deps, &turns);
+        let outputs = self.outputs(raw_outputs);
+
         let solution = self.solution(n_turns);
 
         if !self.errors.is_empty() {
@@ -961,6 +1026,8 @@ impl Loader {
             timezone,
             user,
             file_deps,
+            file_dep_nodes,
+            outputs,
             limits: raw.limits,
             turns,
             rubric,
@@ -1451,6 +1518,143 @@ impl Loader {
             kind,
             location,
         })
+    }
+
+    // --- file_deps and [outputs] (issue 5) -------------------------------------------------
+
+    /// `file_deps`: each entry `{ from, to }` or `{ file }`, paths relative and inside the
+    /// workspace (stored normalised). A source (`from`, `file`) must be a file of
+    /// `world/files/`, a file an event of some turn adds, or the `to` of another edge.
+    fn file_deps(
+        &mut self,
+        raw: Vec<Spanned<RawFileDep>>,
+        turns: &[Turn],
+    ) -> (Vec<FileDep>, Vec<String>) {
+        let mut edges: Vec<(std::ops::Range<usize>, FileDep)> = Vec::new();
+        let mut nodes: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        for dep in raw {
+            let span = dep.span();
+            let dep = dep.into_inner();
+            let path = |this: &mut Self, p: &str| match normalize_rel_path(p) {
+                Some(n) if check_rel_path(p).is_ok() => Some(n),
+                _ => {
+                    let msg = check_rel_path(p)
+                        .err()
+                        .unwrap_or_else(|| "the path leaves the workspace".into());
+                    this.err(
+                        span.clone(),
+                        format!("file_deps path `{p}`: {msg}"),
+                        "write workspace paths relative to world/files/, e.g. reports/q3.md",
+                    );
+                    None
+                }
+            };
+            match (dep.from, dep.to, dep.file) {
+                (Some(from), Some(to), None) => {
+                    if let (Some(from), Some(to)) = (path(self, &from), path(self, &to)) {
+                        if from == to {
+                            self.err(
+                                span.clone(),
+                                format!("file_deps edge from `{from}` to itself"),
+                                "an edge links a source file to a different derived file",
+                            );
+                        } else {
+                            edges.push((span.clone(), FileDep { from, to }));
+                        }
+                    }
+                }
+                (None, None, Some(file)) => {
+                    if let Some(file) = path(self, &file) {
+                        nodes.push((span.clone(), file));
+                    }
+                }
+                _ => self.err(
+                    span.clone(),
+                    "a file_deps entry is either an edge `{ from, to }` or a file `{ file }`",
+                    "write { from = \"data.csv\", to = \"report.md\" } or { file = \"policy.md\" }",
+                ),
+            }
+        }
+        let files_dir = self.dir.join("world").join("files");
+        let mut produced: BTreeSet<String> = edges.iter().map(|(_, d)| d.to.clone()).collect();
+        for t in turns {
+            for e in &t.events {
+                if let EventKind::AddFile { path, .. } | EventKind::ReplaceFile { path, .. } =
+                    &e.kind
+                    && let Some(p) = normalize_rel_path(path)
+                {
+                    produced.insert(p);
+                }
+            }
+        }
+        let sources = edges
+            .iter()
+            .map(|(s, d)| (s.clone(), d.from.clone()))
+            .chain(nodes.iter().cloned())
+            .collect::<Vec<_>>();
+        for (span, p) in sources {
+            if !files_dir.join(&p).is_file() && !produced.contains(&p) {
+                self.err(
+                    span,
+                    format!(
+                        "file_deps file `{p}` is neither in world/files/, nor added by an event, nor the `to` of an edge"
+                    ),
+                    "fix the path (it is relative to world/files/) or add the file",
+                );
+            }
+        }
+        let mut edges: Vec<FileDep> = edges.into_iter().map(|(_, d)| d).collect();
+        edges.sort();
+        edges.dedup();
+        let mut nodes: Vec<String> = nodes.into_iter().map(|(_, n)| n).collect();
+        nodes.sort();
+        nodes.dedup();
+        (edges, nodes)
+    }
+
+    /// `[outputs]`: `folder` a relative workspace folder, `names` bare file names.
+    fn outputs(&mut self, raw: Option<Spanned<OutputsSpec>>) -> OutputsSpec {
+        let Some(raw) = raw else {
+            return OutputsSpec::default();
+        };
+        let span = raw.span();
+        let raw = raw.into_inner();
+        let folder = match raw.folder {
+            None => None,
+            Some(f) => match (check_rel_path(&f), normalize_rel_path(&f)) {
+                (Ok(()), Some(n)) => Some(n),
+                (Err(msg), _) => {
+                    self.err(
+                        span.clone(),
+                        format!("outputs folder `{f}`: {msg}"),
+                        "write a folder relative to the workspace, e.g. folder = \"deliverables/\"",
+                    );
+                    None
+                }
+                (Ok(()), None) => {
+                    self.err(
+                        span.clone(),
+                        format!("outputs folder `{f}` is the workspace itself"),
+                        "name a sub-folder, or leave `folder` out",
+                    );
+                    None
+                }
+            },
+        };
+        let mut names = Vec::new();
+        for n in raw.names {
+            let bare = n.trim();
+            if bare.is_empty() || bare.contains('/') || bare.contains('\\') || bare == "." || bare == ".." {
+                self.err(
+                    span.clone(),
+                    format!("outputs name `{n}` is not a file name"),
+                    "write bare file names such as \"q3-summary.xlsx\"; put the folder in `folder`",
+                );
+            } else {
+                names.push(bare.to_string());
+            }
+        }
+        OutputsSpec { folder, names }
     }
 
     fn workspace_path(&mut self, p: &Spanned<String>) -> Option<String> {

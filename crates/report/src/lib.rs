@@ -95,6 +95,45 @@ fn table(out: &mut String, header: &[&str], text_cols: usize, rows: &[Vec<String
 }
 
 /// `report.md` for a run.
+/// "Dependency-graph recognition": node and edge precision / recall / F1 per agent, over the
+/// scored trials whose task has `file_deps`; nothing when no agent has such trials.
+fn depgraph_section(out: &mut String, agents: &[(&String, &AgentSummary)]) {
+    if agents.iter().all(|(_, a)| a.depgraph.is_none()) {
+        return;
+    }
+    out.push_str("### Dependency-graph recognition
+
+Workspace-Bench's node and edge precision, recall and F1 of the file dependency graph derived from each trajectory (files read before a write → the written file) against the task's `file_deps`, averaged over the scored trials whose task has `file_deps` (see docs/outputs.md).\n\n");
+    let rows: Vec<Vec<String>> = agents
+        .iter()
+        .map(|(name, a)| match &a.depgraph {
+            Some(d) => vec![
+                cell(name),
+                d.trials.to_string(),
+                pct(d.nodes.precision),
+                pct(d.nodes.recall),
+                pct(d.nodes.f1),
+                pct(d.edges.precision),
+                pct(d.edges.recall),
+                pct(d.edges.f1),
+            ],
+            None => {
+                let mut r = vec![cell(name), "0".to_string()];
+                r.extend(std::iter::repeat_n("—".to_string(), 6));
+                r
+            }
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "Agent", "Trials", "Node P", "Node R", "Node F1", "Edge P", "Edge R", "Edge F1",
+        ],
+        1,
+        &rows,
+    );
+}
+
 pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]) -> String {
     let mut out = String::new();
     let agents = ranked(summary);
@@ -241,6 +280,9 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
         1,
         &rows,
     );
+
+    // --- Dependency-graph recognition (issue 5) ---
+    depgraph_section(&mut out, &agents);
 
     // Per turn.
     let turn_keys: BTreeSet<&String> = summary

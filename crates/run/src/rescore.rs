@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use bureau_check::summary::Summary;
 use bureau_check::{CheckLimits, CheckProgram, evaluate_judged};
-use bureau_core::result::{TrialResult, TrialStatus};
+use bureau_core::result::{DepGraphScore, TrialResult, TrialStatus};
 use bureau_core::task::Task;
 use bureau_core::trajectory::Step;
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
@@ -140,10 +140,11 @@ fn rescore_trial(
     } else {
         Vec::new()
     };
-    let verdicts = match recompute(trial, task, program.as_ref(), limits, judge) {
+    let (verdicts, depgraph) = match recompute(trial, task, program.as_ref(), limits, judge) {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
+    result.depgraph = depgraph;
 
     let status_before = result.status;
     match broken_checks(&verdicts) {
@@ -171,14 +172,15 @@ fn rescore_trial(
     Ok(Ok(record))
 }
 
-/// Every verdict of the task, recomputed from the trial's snapshots and trajectory.
+/// Every verdict of the task, recomputed from the trial's snapshots and trajectory, and the
+/// dependency-graph figures (`outputs.json` and `depgraph.json` are rewritten).
 fn recompute(
     trial: &Path,
     task: &Task,
     program: Option<&CheckProgram>,
     limits: &CheckLimits,
     judge: Option<&dyn bureau_check::Judge>,
-) -> Result<Vec<Verdict>, String> {
+) -> Result<(Vec<Verdict>, Option<DepGraphScore>), String> {
     let steps = read_trajectory(&trial.join(TRAJECTORY_JSONL))?;
     let mut snapshots = Vec::new();
     for turn in &task.turns {
@@ -230,7 +232,8 @@ fn recompute(
         limits,
         judge,
     ));
-    Ok(verdicts)
+    let depgraph = crate::trial::record_outputs(task, &world, &steps, trial)?;
+    Ok((verdicts, depgraph))
 }
 
 fn read_trajectory(path: &Path) -> Result<Vec<Step>, String> {

@@ -40,6 +40,10 @@ pub const TRAJECTORY_JSONL: &str = "trajectory.jsonl";
 pub const EVENTS_JSONL: &str = "events.jsonl";
 pub const ATTEMPT_JSON: &str = "attempt.json";
 pub const ATTEMPTS: &str = "attempts";
+/// A trial's collected deliverables (issue 5).
+pub const OUTPUTS_JSON: &str = "outputs.json";
+/// A trial's predicted and true file dependency graphs (issue 5; only for tasks with file_deps).
+pub const DEPGRAPH_JSON: &str = "depgraph.json";
 
 /// The directory of one trial.
 pub fn trial_dir(out: &Path, task_id: &str, agent_dir: &str, epoch: u32) -> PathBuf {

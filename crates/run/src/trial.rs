@@ -18,15 +18,17 @@ use bureau_check::eval::{CheckLimits, evaluate_judged};
 use bureau_check::metrics::trial_score;
 use bureau_check::{CheckProgram, Judge};
 use bureau_core::log::Actor;
-use bureau_core::result::{AttemptRecord, TrialResult, TrialScore, TrialStatus, Usage};
+use bureau_core::result::{
+    AttemptRecord, DepGraphScore, TrialResult, TrialScore, TrialStatus, Usage,
+};
 use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
 
 use crate::rundir::{
-    self, ATTEMPT_JSON, ATTEMPTS, EVENTS_JSONL, RESULT_JSON, TRAJECTORY_JSONL, VERDICTS_JSON,
-    io_err,
+    self, ATTEMPT_JSON, ATTEMPTS, DEPGRAPH_JSON, EVENTS_JSONL, OUTPUTS_JSON, RESULT_JSON,
+    TRAJECTORY_JSONL, VERDICTS_JSON, io_err,
 };
 use crate::{AgentFactory, RunError};
 
@@ -51,6 +53,8 @@ pub struct AttemptOutcome {
     /// Whether another attempt could end differently. A broken check is deterministic: the
     /// same world gives the same error, so it is not retried.
     pub retryable: bool,
+    /// Dependency-graph recognition (issue 5); `None` when the task has no `file_deps`.
+    pub depgraph: Option<DepGraphScore>,
 }
 
 /// How verdicts are reached: the check limits and the LLM judge (for `judge = ...` items).
@@ -124,6 +128,29 @@ pub fn run_attempt(
             error = failed;
         }
     }
+    // Outputs and the dependency graph (issue 5), from the final state and whole trajectory.
+    let mut depgraph = None;
+    if let (Some(world), Some(recorder)) = (&world, &recorder) {
+        let recorded = catch_unwind(AssertUnwindSafe(|| {
+            record_outputs(task, &lock(world), &recorder.steps(), dir)
+        }));
+        match recorded {
+            Ok(Ok(d)) => depgraph = d,
+            Ok(Err(e)) => {
+                if error.is_none() {
+                    error = Some(e);
+                }
+            }
+            Err(panic) => {
+                if error.is_none() {
+                    error = Some(format!(
+                        "panic collecting outputs: {}",
+                        panic_message(panic.as_ref())
+                    ));
+                }
+            }
+        }
+    }
     if let Some(e) = recorder.as_ref().and_then(|r| r.sink_error())
         && error.is_none()
     {
@@ -180,7 +207,31 @@ pub fn run_attempt(
         verdicts_json,
         wall_seconds: started.elapsed().as_secs_f64(),
         retryable,
+        depgraph,
     }
+}
+
+// --- Outputs and dependency graph (issue 5) ---------------------------------------------------
+
+/// Write `outputs.json` (the trial's collected deliverables) and, when the task has
+/// `file_deps`, `depgraph.json`; return the dependency-graph figures.
+pub(crate) fn record_outputs(
+    task: &Task,
+    world: &World,
+    steps: &[Step],
+    dir: &Path,
+) -> Result<Option<DepGraphScore>, String> {
+    let outputs = bureau_check::outputs::collect_outputs(task, world, steps);
+    rundir::write_json(&dir.join(OUTPUTS_JSON), &outputs).map_err(|e| e.to_string())?;
+    let record = bureau_check::depgraph::trial_depgraph(task, world, steps);
+    let path = dir.join(DEPGRAPH_JSON);
+    match &record {
+        Some(r) => rundir::write_json(&path, r).map_err(|e| e.to_string())?,
+        None if path.exists() => std::fs::remove_file(&path)
+            .map_err(|e| format!("removing {}: {e}", path.display()))?,
+        None => {}
+    }
+    Ok(record.map(|r| r.score))
 }
 
 /// Why a trial with these verdicts cannot be scored: the checks that broke, if any.
@@ -528,6 +579,7 @@ fn finalize(job: &TrialJob<'_>, k: u32, outcome: AttemptOutcome) -> Result<Trial
         usage: outcome.usage,
         wall_seconds: outcome.wall_seconds,
         attempts,
+        depgraph: outcome.depgraph,
     };
     rundir::write_json(&trial.join(RESULT_JSON), &result)?;
     // Housekeeping after the result is safe: the attempt directory is empty now.
