@@ -850,4 +850,53 @@ mod tests {
     fn snapshot() {
         insta::assert_json_snapshot!(summarize(&fixture()));
     }
+
+    // --- Dependency-graph recognition (issue 5) ---
+
+    fn with_depgraph(
+        mut t: (TrialResult, Vec<Verdict>),
+        nodes: (f64, f64, f64),
+        edges: (f64, f64, f64),
+    ) -> (TrialResult, Vec<Verdict>) {
+        use bureau_core::result::{DepGraphScore, Prf};
+        let prf = |x: (f64, f64, f64)| Prf {
+            precision: x.0,
+            recall: x.1,
+            f1: x.2,
+        };
+        t.0.depgraph = Some(DepGraphScore {
+            nodes: prf(nodes),
+            edges: prf(edges),
+            predicted_nodes: 0,
+            truth_nodes: 0,
+            matched_nodes: 0,
+            predicted_edges: 0,
+            truth_edges: 0,
+            matched_edges: 0,
+        });
+        t
+    }
+
+    #[test]
+    fn depgraph_is_the_mean_over_scored_trials_with_file_deps_and_absent_without() {
+        let mut trials = fixture();
+        // alpha t1 epochs 1 and 2 have figures; t2 epoch 1 has none (no file_deps); the
+        // errored t2 epoch 2 has figures that must not count.
+        trials[0] = with_depgraph(trials[0].clone(), (1.0, 0.5, 2.0 / 3.0), (0.5, 0.5, 0.5));
+        trials[1] = with_depgraph(trials[1].clone(), (0.5, 1.0, 2.0 / 3.0), (0.0, 0.0, 0.0));
+        trials[3] = with_depgraph(trials[3].clone(), (0.0, 0.0, 0.0), (1.0, 1.0, 1.0));
+        let s = summarize(&trials);
+        let d = s.agents["alpha"].depgraph.expect("alpha has trials with file_deps");
+        assert_eq!(d.trials, 2);
+        assert!(close(d.nodes.precision, 0.75) && close(d.nodes.recall, 0.75));
+        assert!(close(d.nodes.f1, 2.0 / 3.0));
+        assert!(close(d.edges.precision, 0.25) && close(d.edges.f1, 0.25));
+        // beta's trial has no file_deps: no figures at all, and no key in the JSON.
+        assert!(s.agents["beta"].depgraph.is_none());
+        let json = serde_json::to_value(&s).unwrap();
+        assert!(json["agents"]["beta"].get("depgraph").is_none());
+        assert_eq!(json["agents"]["alpha"]["depgraph"]["trials"], 2);
+        // Without any figures the summary is what it was before the field existed.
+        assert!(!serde_json::to_string(&summarize(&fixture())).unwrap().contains("depgraph"));
+    }
 }

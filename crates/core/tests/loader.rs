@@ -76,6 +76,7 @@ fn good_dir() -> tempfile::TempDir {
         "def my_check(w):\n    return True\n",
     );
     write(d.path(), "turns/2/new.md", "new");
+    write(d.path(), "world/files/a.md", "a");
     write(
         d.path(),
         "solution/1.jsonl",
@@ -433,4 +434,77 @@ fn service_predicates_load_and_are_checked() {
         e.contains("chat_posted") && e.contains("repo_file_contains"),
         "the hint lists every predicate: {e}"
     );
+}
+
+// --- file_deps and [outputs] (issue 5) ------------------------------------------------------
+
+#[test]
+fn file_deps_take_edges_and_lone_files_and_outputs_load_normalised() {
+    let d = good_dir();
+    let src = GOOD
+        .replace(
+            "file_deps = [{ from = \"a.md\", to = \"b.md\" }]",
+            "file_deps = [\n  { from = \"./a.md\", to = \"out//b.md\" },\n  { from = \"notes/new.md\", to = \"out/b.md\" },\n  { file = \"a.md\" },\n  { file = \"c.md\" },\n]\n\n[outputs]\nfolder = \"./deliverables/\"\nnames = [\"Q3 summary.xlsx\"]",
+        );
+    write(d.path(), "task.toml", &src);
+    write(d.path(), "world/files/c.md", "c");
+    let t = Task::load(d.path()).unwrap();
+    assert_eq!(t.file_deps.len(), 2);
+    assert_eq!(t.file_deps[0].from, "a.md");
+    assert_eq!(t.file_deps[0].to, "out/b.md");
+    // A file an event adds is a valid source.
+    assert_eq!(t.file_deps[1].from, "notes/new.md");
+    assert_eq!(t.file_dep_nodes, vec!["a.md", "c.md"]);
+    let g = t.dep_graph().unwrap();
+    assert_eq!(
+        g.nodes.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["a.md", "c.md", "notes/new.md", "out/b.md"]
+    );
+    assert_eq!(g.edges.len(), 2);
+    assert_eq!(t.outputs.folder.as_deref(), Some("deliverables"));
+    assert_eq!(t.outputs.names, vec!["Q3 summary.xlsx"]);
+}
+
+#[test]
+fn a_task_without_file_deps_has_no_graph() {
+    let d = good_dir();
+    write(
+        d.path(),
+        "task.toml",
+        &GOOD.replace("file_deps = [{ from = \"a.md\", to = \"b.md\" }]", "file_deps = []"),
+    );
+    let t = Task::load(d.path()).unwrap();
+    assert!(t.dep_graph().is_none());
+    assert_eq!(t.outputs, Default::default());
+}
+
+#[test]
+fn bad_file_deps_and_outputs_are_located() {
+    let deps = "file_deps = [{ from = \"a.md\", to = \"b.md\" }]";
+    let cases: &[(&str, &str)] = &[
+        ("file_deps = [{ from = \"a.md\" }]", "either an edge `{ from, to }` or a file `{ file }`"),
+        ("file_deps = [{ from = \"a.md\", to = \"b.md\", file = \"c.md\" }]", "either an edge"),
+        ("file_deps = [{ from = \"/etc/a.md\", to = \"b.md\" }]", "absolute paths are not allowed"),
+        ("file_deps = [{ from = \"a.md\", to = \"../b.md\" }]", "`..` is not allowed"),
+        ("file_deps = [{ from = \"a.md\", to = \"./a.md\" }]", "edge from `a.md` to itself"),
+        ("file_deps = [{ from = \"missing.md\", to = \"b.md\" }]", "file_deps file `missing.md` is neither in world/files/"),
+        ("file_deps = [{ file = \"gone.md\" }]", "file_deps file `gone.md`"),
+        ("file_deps = [{ form = \"a.md\", to = \"b.md\" }]", "unknown field `form`"),
+    ];
+    for (to, want) in cases {
+        let e = error_for(deps, to);
+        assert!(e.contains(want), "{to}: {e}");
+        assert!(e.contains("task.toml:9:"), "{to}: not located on line 9: {e}");
+    }
+    let outputs_cases: &[(&str, &str)] = &[
+        ("[outputs]\nnames = [\"reports/q3.xlsx\"]", "outputs name `reports/q3.xlsx` is not a file name"),
+        ("[outputs]\nfolder = \"../out\"", "outputs folder `../out`: `..` is not allowed"),
+        ("[outputs]\nfolder = \"./\"", "is the workspace itself"),
+        ("[outputs]\nfolders = \"out\"", "unknown field `folders`"),
+    ];
+    for (block, want) in outputs_cases {
+        let e = error_for(deps, &format!("{deps}\n\n{block}"));
+        assert!(e.contains(want), "{block}: {e}");
+        assert!(e.contains("task.toml:1"), "{block}: not located: {e}");
+    }
 }
