@@ -222,7 +222,10 @@ pub fn paths_named_in(text: &str, files: &BTreeSet<String>, roots: &[String]) ->
         while let Some(i) = text[from..].find(path.as_str()) {
             let start = from + i;
             let end = start + path.len();
-            let before_ok = text[..start].chars().next_back().is_none_or(|c| !is_path_char(c));
+            let before_ok = text[..start]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !is_path_char(c));
             let mut after = text[end..].chars();
             let after_ok = match after.next() {
                 None => true,
@@ -299,12 +302,7 @@ pub fn collect_outputs(task: &Task, world: &World, trajectory: &[Step]) -> Outpu
             add(&p, OutputReason::NamedInMessage, None);
         }
     }
-    if let Some(folder) = task
-        .outputs
-        .folder
-        .as_deref()
-        .and_then(normalize_rel_path)
-    {
+    if let Some(folder) = task.outputs.folder.as_deref().and_then(normalize_rel_path) {
         let prefix = format!("{folder}/");
         for p in files.iter().filter(|p| p.starts_with(&prefix)) {
             add(p, OutputReason::OutputFolder, None);
@@ -436,7 +434,10 @@ mod tests {
         let named = |t: &str| paths_named_in(t, &files, &roots);
         assert_eq!(named("I saved it to reports/q3.md."), vec!["reports/q3.md"]);
         assert_eq!(named("See `reports/q3.md`"), vec!["reports/q3.md"]);
-        assert_eq!(named("See [the report](reports/q3.md)"), vec!["reports/q3.md"]);
+        assert_eq!(
+            named("See [the report](reports/q3.md)"),
+            vec!["reports/q3.md"]
+        );
         assert_eq!(named("at ./reports/q3.md"), vec!["reports/q3.md"]);
         assert_eq!(
             named("at /tmp/trial/world/workspace/reports/q3.md"),

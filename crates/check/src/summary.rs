@@ -886,7 +886,9 @@ mod tests {
         trials[1] = with_depgraph(trials[1].clone(), (0.5, 1.0, 2.0 / 3.0), (0.0, 0.0, 0.0));
         trials[3] = with_depgraph(trials[3].clone(), (0.0, 0.0, 0.0), (1.0, 1.0, 1.0));
         let s = summarize(&trials);
-        let d = s.agents["alpha"].depgraph.expect("alpha has trials with file_deps");
+        let d = s.agents["alpha"]
+            .depgraph
+            .expect("alpha has trials with file_deps");
         assert_eq!(d.trials, 2);
         assert!(close(d.nodes.precision, 0.75) && close(d.nodes.recall, 0.75));
         assert!(close(d.nodes.f1, 2.0 / 3.0));
@@ -897,6 +899,10 @@ mod tests {
         assert!(json["agents"]["beta"].get("depgraph").is_none());
         assert_eq!(json["agents"]["alpha"]["depgraph"]["trials"], 2);
         // Without any figures the summary is what it was before the field existed.
-        assert!(!serde_json::to_string(&summarize(&fixture())).unwrap().contains("depgraph"));
+        assert!(
+            !serde_json::to_string(&summarize(&fixture()))
+                .unwrap()
+                .contains("depgraph")
+        );
     }
 }

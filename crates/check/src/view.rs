@@ -325,7 +325,10 @@ fn outputs_view(b: &B<'_>, ctx: &Ctx<'_>, trajectory: &[Step]) -> FrozenValue {
                 ("path", b.s(&o.path)),
                 ("size", b.0.alloc(o.size)),
                 ("reasons", b.strs(o.reasons.iter().map(|r| r.as_str()))),
-                ("matched_names", b.strs(o.matched_names.iter().map(String::as_str))),
+                (
+                    "matched_names",
+                    b.strs(o.matched_names.iter().map(String::as_str)),
+                ),
             ])
         })
         .collect();

@@ -267,3 +267,63 @@ fn cached_answers_are_reused_without_a_model_call() {
     );
     assert_eq!(failing.calls.load(Ordering::SeqCst), 2);
 }
+
+// --- Collected outputs as the judge's default files (issue 5) --------------------------------
+
+#[test]
+fn without_judge_files_the_judge_sees_the_collected_outputs_changed_ones_first() {
+    let d = tempfile::tempdir().unwrap();
+    let src = TASK.replace(
+        "[user]",
+        "[outputs]\nnames = [\"supplier-scorecard.csv\"]\n\n[user]",
+    );
+    write(&d.path().join("task/task.toml"), &src);
+    write(
+        &d.path().join("task/world/files/notes.md"),
+        "Kessler is two weeks late.",
+    );
+    write(
+        &d.path()
+            .join("task/world/files/archive/Supplier_Scorecard_v3.csv"),
+        "supplier,late\nKessler,2\n",
+    );
+    write(&d.path().join("task/world/files/other.md"), "Unrelated.");
+    let task = Task::load(&d.path().join("task")).unwrap();
+    let mut w = World::build(&task, &d.path().join("w")).unwrap();
+    w.begin_turn(&task.turns[0]).unwrap();
+    let args = json!({"path": "out/summary.md", "content": "Kessler Plastics is late."});
+    let outcome = w.call_tool(Actor::Agent, "files_write", &args);
+    let steps = vec![
+        Step {
+            turn: 1,
+            kind: StepKind::ToolCall {
+                tool: "files_write".into(),
+                args,
+                outcome,
+            },
+        },
+        Step {
+            turn: 1,
+            kind: StepKind::Message {
+                text: "Wrote out/summary.md from notes.md.".into(),
+            },
+        },
+    ];
+    let Evaluator::Judge(spec) = &task.rubric[0].evaluator else {
+        panic!("expected a judge item")
+    };
+    let p = judge_prompt(&task, &w, &steps, &task.rubric[0], spec);
+    let at = |needle: &str| {
+        p.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing: {p}"))
+    };
+    // Changed and expected-name files come before a file only named in the message.
+    assert!(
+        at("## archive/Supplier_Scorecard_v3.csv") < at("## notes.md"),
+        "{p}"
+    );
+    assert!(at("## out/summary.md") < at("## notes.md"), "{p}");
+    assert!(p.contains("two weeks late"), "{p}");
+    // A file neither changed, expected nor named is not shown.
+    assert!(!p.contains("## other.md"), "{p}");
+}

@@ -1644,7 +1644,12 @@ impl Loader {
         let mut names = Vec::new();
         for n in raw.names {
             let bare = n.trim();
-            if bare.is_empty() || bare.contains('/') || bare.contains('\\') || bare == "." || bare == ".." {
+            if bare.is_empty()
+                || bare.contains('/')
+                || bare.contains('\\')
+                || bare == "."
+                || bare == ".."
+            {
                 self.err(
                     span.clone(),
                     format!("outputs name `{n}` is not a file name"),

@@ -471,7 +471,10 @@ fn a_task_without_file_deps_has_no_graph() {
     write(
         d.path(),
         "task.toml",
-        &GOOD.replace("file_deps = [{ from = \"a.md\", to = \"b.md\" }]", "file_deps = []"),
+        &GOOD.replace(
+            "file_deps = [{ from = \"a.md\", to = \"b.md\" }]",
+            "file_deps = []",
+        ),
     );
     let t = Task::load(d.path()).unwrap();
     assert!(t.dep_graph().is_none());
@@ -482,23 +485,56 @@ fn a_task_without_file_deps_has_no_graph() {
 fn bad_file_deps_and_outputs_are_located() {
     let deps = "file_deps = [{ from = \"a.md\", to = \"b.md\" }]";
     let cases: &[(&str, &str)] = &[
-        ("file_deps = [{ from = \"a.md\" }]", "either an edge `{ from, to }` or a file `{ file }`"),
-        ("file_deps = [{ from = \"a.md\", to = \"b.md\", file = \"c.md\" }]", "either an edge"),
-        ("file_deps = [{ from = \"/etc/a.md\", to = \"b.md\" }]", "absolute paths are not allowed"),
-        ("file_deps = [{ from = \"a.md\", to = \"../b.md\" }]", "`..` is not allowed"),
-        ("file_deps = [{ from = \"a.md\", to = \"./a.md\" }]", "edge from `a.md` to itself"),
-        ("file_deps = [{ from = \"missing.md\", to = \"b.md\" }]", "file_deps file `missing.md` is neither in world/files/"),
-        ("file_deps = [{ file = \"gone.md\" }]", "file_deps file `gone.md`"),
-        ("file_deps = [{ form = \"a.md\", to = \"b.md\" }]", "unknown field `form`"),
+        (
+            "file_deps = [{ from = \"a.md\" }]",
+            "either an edge `{ from, to }` or a file `{ file }`",
+        ),
+        (
+            "file_deps = [{ from = \"a.md\", to = \"b.md\", file = \"c.md\" }]",
+            "either an edge",
+        ),
+        (
+            "file_deps = [{ from = \"/etc/a.md\", to = \"b.md\" }]",
+            "absolute paths are not allowed",
+        ),
+        (
+            "file_deps = [{ from = \"a.md\", to = \"../b.md\" }]",
+            "`..` is not allowed",
+        ),
+        (
+            "file_deps = [{ from = \"a.md\", to = \"./a.md\" }]",
+            "edge from `a.md` to itself",
+        ),
+        (
+            "file_deps = [{ from = \"missing.md\", to = \"b.md\" }]",
+            "file_deps file `missing.md` is neither in world/files/",
+        ),
+        (
+            "file_deps = [{ file = \"gone.md\" }]",
+            "file_deps file `gone.md`",
+        ),
+        (
+            "file_deps = [{ form = \"a.md\", to = \"b.md\" }]",
+            "unknown field `form`",
+        ),
     ];
     for (to, want) in cases {
         let e = error_for(deps, to);
         assert!(e.contains(want), "{to}: {e}");
-        assert!(e.contains("task.toml:9:"), "{to}: not located on line 9: {e}");
+        assert!(
+            e.contains("task.toml:9:"),
+            "{to}: not located on line 9: {e}"
+        );
     }
     let outputs_cases: &[(&str, &str)] = &[
-        ("[outputs]\nnames = [\"reports/q3.xlsx\"]", "outputs name `reports/q3.xlsx` is not a file name"),
-        ("[outputs]\nfolder = \"../out\"", "outputs folder `../out`: `..` is not allowed"),
+        (
+            "[outputs]\nnames = [\"reports/q3.xlsx\"]",
+            "outputs name `reports/q3.xlsx` is not a file name",
+        ),
+        (
+            "[outputs]\nfolder = \"../out\"",
+            "outputs folder `../out`: `..` is not allowed",
+        ),
         ("[outputs]\nfolder = \"./\"", "is the workspace itself"),
         ("[outputs]\nfolders = \"out\"", "unknown field `folders`"),
     ];

@@ -227,8 +227,9 @@ pub(crate) fn record_outputs(
     let path = dir.join(DEPGRAPH_JSON);
     match &record {
         Some(r) => rundir::write_json(&path, r).map_err(|e| e.to_string())?,
-        None if path.exists() => std::fs::remove_file(&path)
-            .map_err(|e| format!("removing {}: {e}", path.display()))?,
+        None if path.exists() => {
+            std::fs::remove_file(&path).map_err(|e| format!("removing {}: {e}", path.display()))?
+        }
         None => {}
     }
     Ok(record.map(|r| r.score))

@@ -20,11 +20,23 @@ fn write(dir: &Path, rel: &str, text: &str) {
 /// deliverables/summary.md; read policy.md; write reports/H1_Summary_final.csv. Turn 2: the
 /// task adds data/sales-q3.csv, which the agent leaves alone.
 fn write_task(dir: &Path) {
-    write(dir, "world/files/data/sales-q1.csv", "region,total\nnorth,10\n");
-    write(dir, "world/files/data/sales-q2.csv", "region,total\nnorth,12\n");
+    write(
+        dir,
+        "world/files/data/sales-q1.csv",
+        "region,total\nnorth,10\n",
+    );
+    write(
+        dir,
+        "world/files/data/sales-q2.csv",
+        "region,total\nnorth,12\n",
+    );
     write(dir, "world/files/policy.md", "Round to whole euros.\n");
     write(dir, "world/files/notes/unrelated.txt", "Lunch on Friday.\n");
-    write(dir, "world/files/archive/H1 Summary v1.xlsx", "not really a workbook\n");
+    write(
+        dir,
+        "world/files/archive/H1 Summary v1.xlsx",
+        "not really a workbook\n",
+    );
     write(dir, "turns/2/q3.csv", "region,total\nnorth,9\n");
     write(
         dir,
@@ -212,8 +224,7 @@ fn outputs_and_dependency_graph_figures_match_the_hand_computation() {
     // E_pred = {q1, unrelated, q2} → summary.md (3) + {q1, unrelated, q2, policy} → csv (4)
     // = 7; E_gt = {q1, q2} → summary.md (2); matched 2 → EP = 2/7, ER = 1, EF1 = 4/9.
     let result: TrialResult =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(result.status, TrialStatus::Passed);
     let d = result.depgraph.expect("the task has file_deps");
     assert_eq!(

@@ -239,7 +239,10 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
                     }
                 }
             }
-            "files_write" | "files_write_docx" | "files_edit" | "sheets_export"
+            "files_write"
+            | "files_write_docx"
+            | "files_edit"
+            | "sheets_export"
             | "mail_save_attachment" => {
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
                     writes.push(p);
@@ -423,7 +426,14 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<BTreeSet<_>>();
         WorkspaceFacts {
             baseline: s(&["a.csv", "b.csv", "notes.md", "policy.md"]),
-            end: s(&["a.csv", "b.csv", "notes.md", "policy.md", "out/report.md", "late.csv"]),
+            end: s(&[
+                "a.csv",
+                "b.csv",
+                "notes.md",
+                "policy.md",
+                "out/report.md",
+                "late.csv",
+            ]),
             dirs: s(&["out"]),
             added: [("late.csv".to_string(), 2)].into_iter().collect(),
             roots: vec!["/ws".into()],
@@ -455,7 +465,11 @@ mod tests {
             call(1, "files_read", json!({"path": "a.csv"})),
             call(1, "files_read", json!({"path": "./b.csv"})),
             call(1, "files_list", json!({"path": ""})),
-            call(1, "files_write", json!({"path": "out/report.md", "content": "x"})),
+            call(
+                1,
+                "files_write",
+                json!({"path": "out/report.md", "content": "x"}),
+            ),
             // Read after the write: a node, but no edge into the earlier write.
             call(1, "files_read", json!({"path": "notes.md"})),
         ];
@@ -466,9 +480,12 @@ mod tests {
         );
         assert_eq!(
             g.edges,
-            [edge("a.csv", "out/report.md"), edge("b.csv", "out/report.md")]
-                .into_iter()
-                .collect()
+            [
+                edge("a.csv", "out/report.md"),
+                edge("b.csv", "out/report.md")
+            ]
+            .into_iter()
+            .collect()
         );
         // Against a truth a.csv, b.csv → report, policy.md → report:
         let t = truth(
@@ -481,7 +498,10 @@ mod tests {
         );
         let s = score(&g, &t);
         // Nodes: predicted 4, truth 4, matched 3 → P = R = F1 = 0.75.
-        assert_eq!((s.predicted_nodes, s.truth_nodes, s.matched_nodes), (4, 4, 3));
+        assert_eq!(
+            (s.predicted_nodes, s.truth_nodes, s.matched_nodes),
+            (4, 4, 3)
+        );
         assert_eq!(s.nodes, prf(4, 4, 3));
         assert!((s.nodes.f1 - 0.75).abs() < 1e-12);
         // Edges: predicted 2, truth 3, matched 2 → P = 1, R = 2/3, F1 = 0.8.
@@ -494,8 +514,22 @@ mod tests {
     fn no_predictions_score_zero_against_a_truth() {
         let g = graph_of(&[]);
         let s = score(&g, &truth(&[("a.csv", "out/report.md")], &[]));
-        assert_eq!(s.nodes, Prf { precision: 0.0, recall: 0.0, f1: 0.0 });
-        assert_eq!(s.edges, Prf { precision: 0.0, recall: 0.0, f1: 0.0 });
+        assert_eq!(
+            s.nodes,
+            Prf {
+                precision: 0.0,
+                recall: 0.0,
+                f1: 0.0
+            }
+        );
+        assert_eq!(
+            s.edges,
+            Prf {
+                precision: 0.0,
+                recall: 0.0,
+                f1: 0.0
+            }
+        );
         // Failed calls predict nothing.
         let g = graph_of(&[failed(1, "files_read", json!({"path": "a.csv"}))]);
         assert!(g.nodes.is_empty());
@@ -508,15 +542,36 @@ mod tests {
         assert!(g.edges.is_empty());
         // A truth with no edges: an empty edge prediction is exactly right.
         let s = score(&g, &truth(&[], &["out/report.md"]));
-        assert_eq!(s.nodes, Prf { precision: 1.0, recall: 1.0, f1: 1.0 });
-        assert_eq!(s.edges, Prf { precision: 1.0, recall: 1.0, f1: 1.0 });
+        assert_eq!(
+            s.nodes,
+            Prf {
+                precision: 1.0,
+                recall: 1.0,
+                f1: 1.0
+            }
+        );
+        assert_eq!(
+            s.edges,
+            Prf {
+                precision: 1.0,
+                recall: 1.0,
+                f1: 1.0
+            }
+        );
         // Edges predicted against a truth without edges: precision and recall 0.
         let g = graph_of(&[
             call(1, "files_read", json!({"path": "a.csv"})),
             call(1, "files_write", json!({"path": "out/report.md"})),
         ]);
         let s = score(&g, &truth(&[], &["out/report.md"]));
-        assert_eq!(s.edges, Prf { precision: 0.0, recall: 0.0, f1: 0.0 });
+        assert_eq!(
+            s.edges,
+            Prf {
+                precision: 0.0,
+                recall: 0.0,
+                f1: 0.0
+            }
+        );
         assert_eq!(s.nodes, prf(2, 1, 1));
     }
 
@@ -524,26 +579,48 @@ mod tests {
     fn self_edges_and_repeated_writes() {
         let g = graph_of(&[
             call(1, "files_read", json!({"path": "notes.md"})),
-            call(1, "files_edit", json!({"path": "notes.md", "old": "a", "new": "b"})),
+            call(
+                1,
+                "files_edit",
+                json!({"path": "notes.md", "old": "a", "new": "b"}),
+            ),
             call(1, "files_write", json!({"path": "out/report.md"})),
             call(1, "files_write", json!({"path": "out/report.md"})),
         ]);
-        assert_eq!(g.edges, [edge("notes.md", "out/report.md")].into_iter().collect());
+        assert_eq!(
+            g.edges,
+            [edge("notes.md", "out/report.md")].into_iter().collect()
+        );
     }
 
     #[test]
     fn tools_with_sources_and_targets() {
         let g = graph_of(&[
-            call(1, "files_export_pdf", json!({"source": "notes.md", "path": "out/notes.pdf"})),
+            call(
+                1,
+                "files_export_pdf",
+                json!({"source": "notes.md", "path": "out/notes.pdf"}),
+            ),
             call(1, "files_move", json!({"from": "b.csv", "to": "out/b.csv"})),
             call(1, "files_move", json!({"from": "out", "to": "archive"})),
-            call(1, "mail_send", json!({"to": ["x@y.test"], "attachments": ["a.csv"]})),
+            call(
+                1,
+                "mail_send",
+                json!({"to": ["x@y.test"], "attachments": ["a.csv"]}),
+            ),
             call(1, "sheets_import", json!({"path": "policy.md"})),
             call(1, "files_search", json!({"query": "x", "path": "out"})),
         ]);
         assert_eq!(
             g.nodes.iter().map(String::as_str).collect::<Vec<_>>(),
-            ["a.csv", "b.csv", "notes.md", "out/b.csv", "out/notes.pdf", "policy.md"]
+            [
+                "a.csv",
+                "b.csv",
+                "notes.md",
+                "out/b.csv",
+                "out/notes.pdf",
+                "policy.md"
+            ]
         );
         assert_eq!(
             g.edges,
@@ -560,10 +637,18 @@ mod tests {
     #[test]
     fn shell_commands_feed_the_graph_with_the_state_of_their_turn() {
         let g = graph_of(&[
-            call(1, SHELL_TOOL, json!({"command": "cat a.csv b.csv > out/report.md"})),
+            call(
+                1,
+                SHELL_TOOL,
+                json!({"command": "cat a.csv b.csv > out/report.md"}),
+            ),
             // late.csv is added by the task in turn 2: in turn 1 it does not exist yet.
             call(1, SHELL_TOOL, json!({"command": "wc -l late.csv"})),
-            call(2, SHELL_TOOL, json!({"command": "cat late.csv >> out/report.md"})),
+            call(
+                2,
+                SHELL_TOOL,
+                json!({"command": "cat late.csv >> out/report.md"}),
+            ),
         ]);
         assert!(g.edges.contains(&edge("a.csv", "out/report.md")));
         assert!(g.edges.contains(&edge("late.csv", "out/report.md")));
@@ -586,10 +671,38 @@ mod tests {
 
     #[test]
     fn prf_conventions() {
-        assert_eq!(prf(0, 0, 0), Prf { precision: 1.0, recall: 1.0, f1: 1.0 });
-        assert_eq!(prf(0, 3, 0), Prf { precision: 0.0, recall: 0.0, f1: 0.0 });
-        assert_eq!(prf(2, 0, 0), Prf { precision: 0.0, recall: 0.0, f1: 0.0 });
-        assert_eq!(prf(4, 2, 2), Prf { precision: 0.5, recall: 1.0, f1: 2.0 / 3.0 });
+        assert_eq!(
+            prf(0, 0, 0),
+            Prf {
+                precision: 1.0,
+                recall: 1.0,
+                f1: 1.0
+            }
+        );
+        assert_eq!(
+            prf(0, 3, 0),
+            Prf {
+                precision: 0.0,
+                recall: 0.0,
+                f1: 0.0
+            }
+        );
+        assert_eq!(
+            prf(2, 0, 0),
+            Prf {
+                precision: 0.0,
+                recall: 0.0,
+                f1: 0.0
+            }
+        );
+        assert_eq!(
+            prf(4, 2, 2),
+            Prf {
+                precision: 0.5,
+                recall: 1.0,
+                f1: 2.0 / 3.0
+            }
+        );
         assert_eq!(prf(3, 3, 0).f1, 0.0);
     }
 }

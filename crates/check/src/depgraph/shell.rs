@@ -226,7 +226,11 @@ fn tokenize(cmd: &str) -> Vec<Tok> {
                     i = j + 1;
                     continue;
                 }
-                out.push(if c == '>' { Tok::RedirOut } else { Tok::RedirIn });
+                out.push(if c == '>' {
+                    Tok::RedirOut
+                } else {
+                    Tok::RedirIn
+                });
                 i = j;
             }
             _ => {
@@ -242,9 +246,9 @@ fn tokenize(cmd: &str) -> Vec<Tok> {
 
 /// Commands whose arguments are names, not files they read.
 const NAME_ONLY: &[&str] = &[
-    "ls", "find", "stat", "file", "du", "rm", "rmdir", "mkdir", "chmod", "chown", "echo",
-    "printf", "test", "[", "basename", "dirname", "realpath", "readlink", "which", "pwd", "cd",
-    "git", "tree", "unlink", "ln",
+    "ls", "find", "stat", "file", "du", "rm", "rmdir", "mkdir", "chmod", "chown", "echo", "printf",
+    "test", "[", "basename", "dirname", "realpath", "readlink", "which", "pwd", "cd", "git",
+    "tree", "unlink", "ln",
 ];
 /// Wrappers that run the next word as the command.
 const WRAPPERS: &[&str] = &[
@@ -329,8 +333,21 @@ impl Parser<'_> {
                     c.is_whitespace()
                         || matches!(
                             c,
-                            '\'' | '"' | '(' | ')' | '[' | ']' | '{' | '}' | ',' | '=' | ';' | '<'
-                                | '>' | '|' | '`' | ':'
+                            '\'' | '"'
+                                | '('
+                                | ')'
+                                | '['
+                                | ']'
+                                | '{'
+                                | '}'
+                                | ','
+                                | '='
+                                | ';'
+                                | '<'
+                                | '>'
+                                | '|'
+                                | '`'
+                                | ':'
                         )
                 })
                 .filter(|p| !p.is_empty() && *p != word)
@@ -385,13 +402,10 @@ impl Parser<'_> {
         let mut start = 0;
         while start < words.len() {
             let w = &words[start];
-            let assignment = w
-                .split_once('=')
-                .is_some_and(|(name, _)| {
-                    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-                });
-            if assignment || WRAPPERS.contains(&w.as_str()) || (start > 0 && w.starts_with('-'))
-            {
+            let assignment = w.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+            if assignment || WRAPPERS.contains(&w.as_str()) || (start > 0 && w.starts_with('-')) {
                 start += 1;
             } else {
                 break;
@@ -431,9 +445,8 @@ impl Parser<'_> {
                 let Some(dest_path) = self.resolve(dest) else {
                     return;
                 };
-                let into_dir = sources.len() > 1
-                    || dest.ends_with('/')
-                    || self.state.is_dir(&dest_path);
+                let into_dir =
+                    sources.len() > 1 || dest.ends_with('/') || self.state.is_dir(&dest_path);
                 for src in sources.iter() {
                     for sp in self.paths(src) {
                         if self.state.is_dir(&sp) || !self.exists_now(&sp) {
@@ -624,43 +637,127 @@ mod tests {
     fn shell_command_table() {
         let table: &[(&str, &[&str], &[&str])] = &[
             ("cat data/q1.csv", &["data/q1.csv"], &[]),
-            ("cat data/q1.csv data/q2.csv > out/summary.md", &["data/q1.csv", "data/q2.csv"], &["out/summary.md"]),
-            ("cat data/q1.csv >> out/summary.md", &["data/q1.csv"], &["out/summary.md"]),
-            ("sort < data/q1.csv > result.csv 2>&1", &["data/q1.csv"], &["result.csv"]),
+            (
+                "cat data/q1.csv data/q2.csv > out/summary.md",
+                &["data/q1.csv", "data/q2.csv"],
+                &["out/summary.md"],
+            ),
+            (
+                "cat data/q1.csv >> out/summary.md",
+                &["data/q1.csv"],
+                &["out/summary.md"],
+            ),
+            (
+                "sort < data/q1.csv > result.csv 2>&1",
+                &["data/q1.csv"],
+                &["result.csv"],
+            ),
             ("grep -c x data/q1.csv 2> /dev/null", &["data/q1.csv"], &[]),
             ("cp data/q1.csv out/", &["data/q1.csv"], &["out/q1.csv"]),
             ("cp data/q1.csv out", &["data/q1.csv"], &["out/q1.csv"]),
-            ("cp -v data/q1.csv result.csv", &["data/q1.csv"], &["result.csv"]),
-            ("cp data/q1.csv data/q2.csv out", &["data/q1.csv", "data/q2.csv"], &["out/q1.csv", "out/q2.csv"]),
-            ("mv report.md out/summary.md", &["report.md"], &["out/summary.md"]),
-            ("cat data/notes.md | tee out/summary.md | wc -l", &["data/notes.md"], &["out/summary.md"]),
+            (
+                "cp -v data/q1.csv result.csv",
+                &["data/q1.csv"],
+                &["result.csv"],
+            ),
+            (
+                "cp data/q1.csv data/q2.csv out",
+                &["data/q1.csv", "data/q2.csv"],
+                &["out/q1.csv", "out/q2.csv"],
+            ),
+            (
+                "mv report.md out/summary.md",
+                &["report.md"],
+                &["out/summary.md"],
+            ),
+            (
+                "cat data/notes.md | tee out/summary.md | wc -l",
+                &["data/notes.md"],
+                &["out/summary.md"],
+            ),
             ("sed -i 's/a/b/' report.md", &["report.md"], &["report.md"]),
             ("sed -n 1,5p report.md", &["report.md"], &[]),
-            ("sed -i.bak -e 's/x/y/' data/notes.md", &["data/notes.md"], &["data/notes.md"]),
-            ("python3 scripts/make.py data/q1.csv out/summary.md", &["scripts/make.py", "data/q1.csv"], &["out/summary.md"]),
-            ("python3 -c \"import pandas as pd; pd.read_csv('data/q2.csv').to_csv('result.csv')\"", &["data/q2.csv"], &["result.csv"]),
-            ("pandoc report.md -o out.docx", &["report.md"], &["out.docx"]),
-            ("cd data && cat q1.csv notes.md", &["data/q1.csv", "data/notes.md"], &[]),
-            ("cd data; cat ../report.md > ../result.csv", &["report.md"], &["result.csv"]),
+            (
+                "sed -i.bak -e 's/x/y/' data/notes.md",
+                &["data/notes.md"],
+                &["data/notes.md"],
+            ),
+            (
+                "python3 scripts/make.py data/q1.csv out/summary.md",
+                &["scripts/make.py", "data/q1.csv"],
+                &["out/summary.md"],
+            ),
+            (
+                "python3 -c \"import pandas as pd; pd.read_csv('data/q2.csv').to_csv('result.csv')\"",
+                &["data/q2.csv"],
+                &["result.csv"],
+            ),
+            (
+                "pandoc report.md -o out.docx",
+                &["report.md"],
+                &["out.docx"],
+            ),
+            (
+                "cd data && cat q1.csv notes.md",
+                &["data/q1.csv", "data/notes.md"],
+                &[],
+            ),
+            (
+                "cd data; cat ../report.md > ../result.csv",
+                &["report.md"],
+                &["result.csv"],
+            ),
             ("cat /work/ws/data/q1.csv > /tmp/x", &["data/q1.csv"], &[]),
             ("cat ./data//q1.csv", &["data/q1.csv"], &[]),
             ("cat data/*.csv", &["data/q1.csv", "data/q2.csv"], &[]),
-            ("head -n 3 data/q?.csv", &["data/q1.csv", "data/q2.csv"], &[]),
+            (
+                "head -n 3 data/q?.csv",
+                &["data/q1.csv", "data/q2.csv"],
+                &[],
+            ),
             ("cat 'a b.txt'", &["a b.txt"], &[]),
             ("cat a\\ b.txt", &["a b.txt"], &[]),
-            ("bash -c 'cat data/q1.csv > result.csv'", &["data/q1.csv"], &["result.csv"]),
+            (
+                "bash -c 'cat data/q1.csv > result.csv'",
+                &["data/q1.csv"],
+                &["result.csv"],
+            ),
             ("FOO=1 env LC_ALL=C sort data/q1.csv", &["data/q1.csv"], &[]),
-            ("ls data/q1.csv; rm data/q2.csv; find data -name '*.csv'", &[], &[]),
+            (
+                "ls data/q1.csv; rm data/q2.csv; find data -name '*.csv'",
+                &[],
+                &[],
+            ),
             ("touch out/summary.md", &[], &["out/summary.md"]),
-            ("dd if=data/q1.csv of=result.csv", &["data/q1.csv"], &["result.csv"]),
-            ("cat <<EOF > out/summary.md\ndata/q1.csv is not read here\nEOF\ncat report.md", &["report.md"], &["out/summary.md"]),
+            (
+                "dd if=data/q1.csv of=result.csv",
+                &["data/q1.csv"],
+                &["result.csv"],
+            ),
+            (
+                "cat <<EOF > out/summary.md\ndata/q1.csv is not read here\nEOF\ncat report.md",
+                &["report.md"],
+                &["out/summary.md"],
+            ),
             ("wc -l <<< data/q1.csv", &[], &[]),
             ("echo data/q1.csv > result.csv", &[], &["result.csv"]),
             ("cat $HOME/data/q1.csv ~/x data/missing.csv", &[], &[]),
             ("cat ../outside.csv /etc/passwd", &[], &[]),
-            ("cat data/q1.csv > result.csv && cat result.csv", &["data/q1.csv", "result.csv"], &["result.csv"]),
-            ("cat data/q1.csv &> result.csv # cat data/q2.csv", &["data/q1.csv"], &["result.csv"]),
-            ("awk -F, '{s+=$2} END {print s}' data/q1.csv", &["data/q1.csv"], &[]),
+            (
+                "cat data/q1.csv > result.csv && cat result.csv",
+                &["data/q1.csv", "result.csv"],
+                &["result.csv"],
+            ),
+            (
+                "cat data/q1.csv &> result.csv # cat data/q2.csv",
+                &["data/q1.csv"],
+                &["result.csv"],
+            ),
+            (
+                "awk -F, '{s+=$2} END {print s}' data/q1.csv",
+                &["data/q1.csv"],
+                &[],
+            ),
             ("(cd data && cat q2.csv)", &["data/q2.csv"], &[]),
         ];
         let state = ws();
