@@ -226,7 +226,7 @@ fn outputs_and_dependency_graph_figures_match_the_hand_computation() {
     let result: TrialResult =
         serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
     assert_eq!(result.status, TrialStatus::Passed);
-    let d = result.depgraph.expect("the task has file_deps");
+    let d = result.depgraph.clone().expect("the task has file_deps");
     assert_eq!(
         (d.predicted_nodes, d.truth_nodes, d.matched_nodes),
         (6, 4, 4)
@@ -263,6 +263,19 @@ fn outputs_and_dependency_graph_figures_match_the_hand_computation() {
         .unwrap()
         .to_string();
     insta::assert_snapshot!("report_depgraph", section);
+
+    // Re-scoring recomputes the same figures and files from the stored snapshots.
+    let outputs_before = std::fs::read_to_string(dir.join("outputs.json")).unwrap();
+    std::fs::remove_file(dir.join("depgraph.json")).unwrap();
+    bureau_run::rescore(&out, &bureau_run::RescoreOptions::default()).unwrap();
+    let again: TrialResult =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(again.depgraph, result.depgraph);
+    assert!(dir.join("depgraph.json").is_file());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("outputs.json")).unwrap(),
+        outputs_before
+    );
 }
 
 #[test]
