@@ -450,4 +450,17 @@ mod tests {
         assert_eq!(named("file \"a b/c.txt\" done"), vec!["a b/c.txt"]);
         assert_eq!(named("nothing here"), Vec::<String>::new());
     }
+
+    proptest::proptest! {
+        /// Case does not matter (for names in one case; a lower-to-upper change splits words).
+        #[test]
+        fn name_keys_ignore_ascii_case(name in "[a-z0-9 ._()-]{0,40}") {
+            proptest::prop_assert_eq!(name_key(&name), name_key(&name.to_ascii_uppercase()));
+        }
+
+        #[test]
+        fn name_keys_never_panic(name in "\\PC{0,40}") {
+            let _ = name_key(&name);
+        }
+    }
 }

@@ -781,4 +781,23 @@ mod tests {
         assert!(glob_match("data/q[0-9].csv", "data/q7.csv"));
         assert!(glob_match("?ata/q1.csv", "data/q1.csv"));
     }
+
+    proptest::proptest! {
+        /// Agents send arbitrary text: parsing never panics, and every path it reports is a
+        /// normalised workspace path.
+        #[test]
+        fn any_command_parses_to_workspace_paths(cmd in "[ -~\n]{0,80}") {
+            let state = ws();
+            let a = shell_accesses(&cmd, &state);
+            for p in a.reads.iter().chain(&a.writes) {
+                let normal = normalize_rel_path(p);
+                proptest::prop_assert_eq!(normal.as_deref(), Some(p.as_str()));
+            }
+        }
+
+        #[test]
+        fn globs_never_panic(pattern in "[a-z*?\\[\\]!/-]{0,12}", path in "[a-z/]{0,12}") {
+            let _ = glob_match(&pattern, &path);
+        }
+    }
 }
