@@ -109,12 +109,12 @@ impl Harness {
                 t
             }
             Harness::Codex => {
-                // `codex exec [OPTIONS] [PROMPT]` and `codex exec resume [OPTIONS] <ID> [PROMPT]`:
-                // the `resume` word and the id come from `{resume}` / `{session}`.
+                // `codex exec [OPTIONS] [PROMPT]`, and on later turns `codex exec [OPTIONS]
+                // resume <ID> [PROMPT]`: exec's own flags go before `resume`, which rejects
+                // most of them (`{resume}` and `{session}` are dropped on the first turn).
                 let mut t = vec![
                     s("codex"),
                     s("exec"),
-                    s("{resume}"),
                     s("--json"),
                     s("--skip-git-repo-check"),
                     s("-c"),
@@ -125,7 +125,7 @@ impl Harness {
                 if let Some(m) = &def.model {
                     t.extend([s("--model"), m.clone()]);
                 }
-                t.extend([s("{session}"), s("{prompt}")]);
+                t.extend([s("{resume}"), s("{session}"), s("{prompt}")]);
                 t
             }
             Harness::OpenHands => {
@@ -176,9 +176,9 @@ impl Harness {
             }
         };
         if *self != Harness::Command {
-            // Extra flags go before trailing positional prompts (Codex), else at the end.
+            // Extra flags go before Codex's `resume <id> <prompt>`, else at the end.
             let at = if *self == Harness::Codex {
-                t.len() - 2
+                t.len() - 3
             } else {
                 t.len()
             };
@@ -436,10 +436,10 @@ mod tests {
         )));
         assert_eq!(first.last().unwrap(), &vars(None).prompt);
         let later = expand(&t, &vars(Some("thr-9")));
-        assert_eq!(&later[..3], ["codex", "exec", "resume"]);
+        assert_eq!(&later[..3], ["codex", "exec", "--json"]);
         assert_eq!(
-            &later[later.len() - 2..],
-            ["thr-9".to_string(), vars(None).prompt]
+            &later[later.len() - 3..],
+            ["resume".to_string(), "thr-9".to_string(), vars(None).prompt]
         );
     }
 
