@@ -178,3 +178,92 @@ fn kill_group(pgid: libc::pid_t) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gone(pid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.is_empty()
+            || stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    }
+
+    #[test]
+    fn a_child_left_running_after_the_harness_exits_is_killed_and_does_not_hold_the_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let argv: Vec<String> = ["sh", "-c", "sleep 300 & echo $!; echo done; echo oops >&2"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut lines = Vec::new();
+        let started = Instant::now();
+        let done = run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::from([("X".to_string(), "1".to_string())]),
+                deadline: Duration::from_secs(60),
+            },
+            |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "held by the child"
+        );
+        assert!(!done.timed_out);
+        assert!(done.status.unwrap().success());
+        assert_eq!(lines[1], "done");
+        assert_eq!(done.stderr_tail.trim(), "oops");
+        let pid: i32 = lines[0].parse().unwrap();
+        // SIGKILL is delivered asynchronously; give the kernel a moment.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !gone(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(pid), "the background child {pid} outlived the turn");
+    }
+
+    #[test]
+    fn the_deadline_kills_the_group_and_keeps_what_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let argv: Vec<String> = ["sh", "-c", "echo first; exec sleep 300"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut lines = Vec::new();
+        let done = run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::new(),
+                deadline: Duration::from_millis(500),
+            },
+            |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        assert!(done.timed_out);
+        assert!(done.status.is_none());
+        assert_eq!(lines, ["first"]);
+        assert!(done.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        let argv = vec!["/nonexistent/bin".to_string()];
+        let err = run(
+            &Spawn {
+                argv: &argv,
+                cwd: Path::new("/"),
+                env: &BTreeMap::new(),
+                deadline: Duration::from_secs(1),
+            },
+            |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    }
+}
