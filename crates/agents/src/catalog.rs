@@ -151,8 +151,14 @@ impl AgentCatalog {
     }
 
     fn harness(&self, name: &str, def: &HarnessDef) -> Result<Box<dyn Agent>, AgentError> {
+        let mut def = def.clone();
+        if def.price.is_none()
+            && let Some(key) = def.price_key()
+        {
+            def.price = self.file.as_ref().and_then(|f| f.prices.get(&key)).cloned();
+        }
         match &self.harnesses {
-            Some(maker) => maker.make(name, def),
+            Some(maker) => maker.make(name, &def),
             None => Err(AgentError::Config(format!(
                 "agent `{name}` is a third-party harness ({}), and this build of Bureau was not given a way to run harnesses — use the `bureau` command (bureau-cli), which can",
                 def.harness

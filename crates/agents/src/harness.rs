@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::llm::Price;
 use crate::{Agent, AgentError};
 
 /// The named adapters, in the order docs list them. `command` is the generic one.
@@ -41,7 +42,7 @@ pub const FORMATS: &[&str] = &[
 
 /// A third-party harness agent: which harness, how it is started, and its limits. Never a
 /// secret (keys stay in the environment the harness inherits). Serialised into `run.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HarnessDef {
     pub kind: &'static str,
     /// One of [`HARNESSES`].
@@ -67,6 +68,10 @@ pub struct HarnessDef {
     /// Wall-clock seconds per turn, at most the task's own limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall_seconds: Option<u64>,
+    /// The agents file's price of the model ([`HarnessDef::price_key`]), used when the
+    /// harness reports tokens but no cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
 }
 
 impl HarnessDef {
@@ -81,7 +86,20 @@ impl HarnessDef {
             args: Vec::new(),
             env: BTreeMap::new(),
             wall_seconds: None,
+            price: None,
         }
+    }
+
+    /// The `[prices]` key of this harness's model: `openai:<model>` for Codex,
+    /// `anthropic:<model>` for Claude Code, the model itself when it is written
+    /// `provider:model`; `None` without a model.
+    pub fn price_key(&self) -> Option<String> {
+        let model = self.model.as_deref()?;
+        Some(match self.harness.as_str() {
+            "codex" => format!("openai:{model}"),
+            "claude-code" => format!("anthropic:{model}"),
+            _ => model.to_string(),
+        })
     }
 
     /// The harness a `--agent` spec names, if it names one: `<adapter>`, `<adapter>:<model>`

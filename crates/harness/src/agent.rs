@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bureau_agents::harness::HarnessDef;
+use bureau_agents::llm::{Price, cost_usd};
 use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
 use bureau_core::task::Task;
 use bureau_core::trajectory::{ModelCall, ModelUsage, StepKind};
@@ -212,6 +213,7 @@ impl Agent for CommandAgent {
         let model = self.def.model.clone();
         let agent_wall = self.def.wall_seconds.map(Duration::from_secs);
         let program = self.program().to_string();
+        let price = self.def.price.clone();
         let trial = self.start(tools.world())?;
 
         let prompt_file = trial
@@ -271,7 +273,7 @@ impl Agent for CommandAgent {
         for event in parser.finish(&finished.stderr_tail) {
             transcript.event(event);
         }
-        let outcome = transcript.finish(&argv, &model, &finished);
+        let outcome = transcript.finish(&argv, &model, price.as_ref(), &finished);
         if let Some(session) = &outcome.session {
             trial.session = Some(session.clone());
         }
@@ -312,6 +314,7 @@ impl Agent for CommandAgent {
             "model": self.def.model,
             "env": self.def.env.keys().collect::<Vec<_>>(),
             "wall_seconds": self.def.wall_seconds,
+            "price": self.def.price,
             "version": self.version(),
         }))
     }
@@ -468,6 +471,7 @@ impl<'a> Transcript<'a> {
         mut self,
         argv: &[String],
         model: &Option<String>,
+        price: Option<&Price>,
         finished: &process::Finished,
     ) -> Outcome {
         for (_, call) in std::mem::take(&mut self.open_calls) {
@@ -501,23 +505,35 @@ impl<'a> Transcript<'a> {
             .or_else(|| model.clone())
             .unwrap_or_else(|| "unknown".into());
         match &self.usage {
-            Some(u) => self.tools.record(StepKind::ModelCall(ModelCall {
-                provider: self.harness.to_string(),
-                model,
-                request: json!({"argv": argv}),
-                messages_elided: 0,
-                tools_elided: false,
-                response,
-                usage: ModelUsage {
+            Some(u) => {
+                let mut usage = ModelUsage {
                     input_tokens: u.input_tokens,
                     cached_input_tokens: u.cached_input_tokens,
                     cache_write_tokens: u.cache_write_tokens,
                     output_tokens: u.output_tokens,
                     cost_usd: u.cost_usd,
-                },
-                retries: Vec::new(),
-                error: None,
-            })),
+                };
+                let mut response = response;
+                response["cost_from"] = match (u.cost_usd, price) {
+                    (Some(_), _) => json!("harness"),
+                    (None, Some(p)) => {
+                        usage.cost_usd = Some(cost_usd(&usage, p));
+                        json!("prices")
+                    }
+                    (None, None) => Value::Null,
+                };
+                self.tools.record(StepKind::ModelCall(ModelCall {
+                    provider: self.harness.to_string(),
+                    model,
+                    request: json!({"argv": argv}),
+                    messages_elided: 0,
+                    tools_elided: false,
+                    response,
+                    usage,
+                    retries: Vec::new(),
+                    error: None,
+                }))
+            }
             None => self.tools.note(json!({"harness_run": {
                 "harness": self.harness,
                 "model": model,

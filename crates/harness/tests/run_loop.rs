@@ -302,6 +302,23 @@ fn named_adapters_and_command_specs_are_agents_with_definitions() {
     let def = cmd.definition().unwrap();
     assert_eq!(def["format"], "text");
     assert_eq!(def["version"], Value::Null, "my-agent is not installed");
+    // A price of the agents file applies to a harness that reports tokens but no cost.
+    let dir = tempfile::tempdir().unwrap();
+    let agents = dir.path().join("agents.toml");
+    std::fs::write(
+        &agents,
+        "[prices.\"openai:gpt-5-codex\"]\ninput_per_mtok = 1.25\noutput_per_mtok = 10\n",
+    )
+    .unwrap();
+    let priced = bureau_harness::catalog()
+        .load_agents_file(&agents)
+        .unwrap()
+        .make("codex:gpt-5-codex")
+        .unwrap();
+    assert_eq!(
+        priced.definition().unwrap()["price"]["input_per_mtok"],
+        1.25
+    );
     let err = bureau_agents::AgentCatalog::new()
         .make("codex")
         .err()
