@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::harness::{HarnessDef, HarnessMaker};
 use crate::llm::{AgentDef, AgentsFile, LlmAgent, LlmDefinition, LlmJudge, ModelRef};
 use crate::{Agent, AgentError, null, oracle, replay};
 
@@ -17,7 +18,10 @@ pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// * a name declared in the agents file ([`AgentCatalog::with_agents_file`]);
 /// * `oracle`, `null`, `replay:<path>`;
 /// * `llm` — the model given with [`AgentCatalog::with_model`] (`--model`);
-/// * `llm:<provider>:<model>`, e.g. `llm:openai:gpt-4.1-mini`.
+/// * `llm:<provider>:<model>`, e.g. `llm:openai:gpt-4.1-mini`;
+/// * a third-party harness: `claude-code`, `codex`, `openhands`, `openclaw`, `hermes`
+///   (optionally `:<model>`) or `command:<template>` — made by the [`HarnessMaker`] given with
+///   [`AgentCatalog::with_harnesses`] (as are harness agents of the agents file).
 ///
 /// An `llm` agent made from a bare model takes its base URL and key from the environment
 /// (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`) and its
@@ -27,6 +31,7 @@ pub struct AgentCatalog {
     file: Option<AgentsFile>,
     model: Option<String>,
     env: EnvLookup,
+    harnesses: Option<Arc<dyn HarnessMaker>>,
 }
 
 impl std::fmt::Debug for AgentCatalog {
@@ -34,6 +39,7 @@ impl std::fmt::Debug for AgentCatalog {
         f.debug_struct("AgentCatalog")
             .field("file", &self.file.as_ref().map(|f| &f.path))
             .field("model", &self.model)
+            .field("harnesses", &self.harnesses.is_some())
             .finish()
     }
 }
@@ -51,7 +57,14 @@ impl AgentCatalog {
             file: None,
             model: None,
             env: Arc::new(|k| std::env::var(k).ok()),
+            harnesses: None,
         }
+    }
+
+    /// Make third-party harness agents (specs and agents-file entries) with `maker`.
+    pub fn with_harnesses(mut self, maker: Arc<dyn HarnessMaker>) -> AgentCatalog {
+        self.harnesses = Some(maker);
+        self
     }
 
     /// Also the named agents (and prices) of the agents file at `path`.
@@ -89,6 +102,7 @@ impl AgentCatalog {
         if let Some(def) = self.file.as_ref().and_then(|f| f.agents.get(spec)) {
             return match def {
                 AgentDef::Llm(def) => Ok(Box::new(LlmAgent::new(spec, def.clone(), &*self.env)?)),
+                AgentDef::Harness(def) => self.harness(spec, def),
             };
         }
         match spec {
@@ -112,6 +126,9 @@ impl AgentCatalog {
         if let Some(model) = spec.strip_prefix("llm:") {
             return self.llm(model);
         }
+        if let Some(def) = HarnessDef::from_spec(spec) {
+            return self.harness(spec, &def?);
+        }
         Err(AgentError::UnknownKind {
             spec: spec.to_string(),
         })
@@ -131,6 +148,22 @@ impl AgentCatalog {
         let mut def = LlmDefinition::for_model(model.clone());
         def.price = self.file.as_ref().and_then(|f| f.price(&model)).cloned();
         LlmJudge::new(def, &*self.env)
+    }
+
+    fn harness(&self, name: &str, def: &HarnessDef) -> Result<Box<dyn Agent>, AgentError> {
+        let mut def = def.clone();
+        if def.price.is_none()
+            && let Some(key) = def.price_key()
+        {
+            def.price = self.file.as_ref().and_then(|f| f.prices.get(&key)).cloned();
+        }
+        match &self.harnesses {
+            Some(maker) => maker.make(name, &def),
+            None => Err(AgentError::Config(format!(
+                "agent `{name}` is a third-party harness ({}), and this build of Bureau was not given a way to run harnesses — use the `bureau` command (bureau-cli), which can",
+                def.harness
+            ))),
+        }
     }
 
     fn llm(&self, model: &str) -> Result<Box<dyn Agent>, AgentError> {

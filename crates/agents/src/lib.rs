@@ -12,7 +12,11 @@
 //! * `replay:<path>` ([`replay::ReplayAgent`]) — re-issues the tool calls of a recorded
 //!   `trajectory.jsonl`, turn by turn;
 //! * `llm` with a model, `llm:<provider>:<model>`, or a name from an agents file
-//!   ([`llm::LlmAgent`]) — Bureau's own tool-calling agent over the OpenAI or Anthropic API.
+//!   ([`llm::LlmAgent`]) — Bureau's own tool-calling agent over the OpenAI or Anthropic API;
+//! * `claude-code`, `codex`, `openhands`, `openclaw`, `hermes` (optionally `:<model>`),
+//!   `command:<template>`, or a harness agent of an agents file — third-party harnesses
+//!   ([`harness::HarnessDef`]), made by the [`harness::HarnessMaker`] the catalog is given
+//!   (the `bureau-harness` crate runs them).
 //!
 //! [`AgentCatalog`] makes agents from specs with an agents file and a default model;
 //! [`make_agent`] is the catalog with neither.
@@ -22,6 +26,7 @@
 //! are tool errors, recorded in the trajectory like any other outcome.
 
 mod catalog;
+pub mod harness;
 pub mod llm;
 pub mod null;
 pub mod oracle;
@@ -86,6 +91,8 @@ pub const AGENT_KINDS: &[&str] = &[
     "replay:<trajectory.jsonl or trial dir>",
     "llm (with --model)",
     "llm:<provider>:<model>",
+    "claude-code, codex, openhands, openclaw, hermes (optionally :<model>)",
+    "command:<template>",
     "<name from --agents-file>",
 ];
 

@@ -143,7 +143,7 @@ pub struct ToolSession {
     turn: u32,
     limits: TurnLimits,
     started: Instant,
-    state: Mutex<SessionState>,
+    state: Arc<Mutex<SessionState>>,
 }
 
 impl ToolSession {
@@ -160,7 +160,21 @@ impl ToolSession {
             turn,
             limits,
             started: Instant::now(),
-            state: Mutex::new(SessionState::default()),
+            state: Arc::new(Mutex::new(SessionState::default())),
+        }
+    }
+
+    /// Another handle on this same session: the same world, trajectory, turn, clock, call
+    /// count and limit state. An agent that serves the session to another component that
+    /// needs to own it (an MCP endpoint takes an `Arc<ToolSession>`) hands it a share.
+    pub fn share(&self) -> ToolSession {
+        ToolSession {
+            world: self.world.clone(),
+            recorder: self.recorder.clone(),
+            turn: self.turn,
+            limits: self.limits,
+            started: self.started,
+            state: self.state.clone(),
         }
     }
 

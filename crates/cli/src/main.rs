@@ -64,7 +64,7 @@ struct RunArgs {
     /// Suite or task directories (`suite@subset` for a named subset).
     #[arg(required = true, value_name = "SUITE_OR_TASK")]
     targets: Vec<String>,
-    /// Agent to run: oracle, null, replay:<trajectory.jsonl or trial dir>, llm (with --model), llm:<provider>:<model>, or a name from --agents-file. Repeatable (agents are compared in one run).
+    /// Agent to run: oracle, null, replay:<trajectory.jsonl or trial dir>, llm (with --model), llm:<provider>:<model>, a third-party harness (claude-code, codex, openhands, openclaw, hermes, optionally :<model>; command:'<template>' with {prompt}, {prompt_file}, {mcp_config}, {workspace}, {turn}, {session}), or a name from --agents-file. Repeatable (agents are compared in one run).
     #[arg(long = "agent", required = true, value_name = "KIND")]
     agents: Vec<String>,
     /// Agents file (agents.toml) declaring named agents: model, endpoint, sampling, limits, prices (see docs/agents.md).
@@ -185,7 +185,9 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         model: args.model,
         judge: args.judge,
     };
-    let outcome = bureau_run::run(&config)?;
+    // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
+    // file) are made by bureau-harness, which the run crate does not depend on.
+    let outcome = bureau_run::run_with_catalog(&config, bureau_harness::catalog())?;
     if args.json {
         let path = outcome.out.join(bureau_run::rundir::SUMMARY_JSON);
         let text = std::fs::read_to_string(&path)

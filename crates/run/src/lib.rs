@@ -189,7 +189,15 @@ pub fn load_with_checks(
 /// Run with the built-in agent kinds, the named agents of `config.agents_file` and
 /// `config.model` for the spec `llm`.
 pub fn run(config: &RunConfig) -> Result<RunOutcome, RunError> {
-    let mut catalog = AgentCatalog::new();
+    run_with_catalog(config, AgentCatalog::new())
+}
+
+/// Like [`run`], starting from `catalog` (e.g. one that can also make third-party harness
+/// agents: `bureau_harness::catalog()`); the agents file and model of `config` are added to it.
+pub fn run_with_catalog(
+    config: &RunConfig,
+    mut catalog: AgentCatalog,
+) -> Result<RunOutcome, RunError> {
     if let Some(path) = &config.agents_file {
         catalog = catalog.load_agents_file(path)?;
     }

@@ -283,6 +283,8 @@ impl LlmDefinition {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentDef {
     Llm(LlmDefinition),
+    /// A third-party harness (`harness = "claude-code"`, ...), run by `bureau-harness`.
+    Harness(crate::harness::HarnessDef),
 }
 
 /// A loaded `agents.toml`.
@@ -296,7 +298,7 @@ pub struct AgentsFile {
 }
 
 /// Agent kinds an agents file can declare.
-pub const FILE_AGENT_KINDS: &[&str] = &["llm"];
+pub const FILE_AGENT_KINDS: &[&str] = &["llm", "harness"];
 
 /// Names an agents file cannot give an agent: they are built-in specs.
 const RESERVED_NAMES: &[&str] = &["oracle", "null", "llm"];
@@ -313,7 +315,8 @@ struct RawFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAgent {
-    kind: Spanned<String>,
+    /// `llm`, or `harness` (implied by `harness = ...`).
+    kind: Option<Spanned<String>>,
     model: Option<Spanned<String>>,
     base_url: Option<Spanned<String>>,
     api_key_env: Option<Spanned<String>>,
@@ -324,6 +327,12 @@ struct RawAgent {
     limits: Option<Spanned<RawLimits>>,
     retry: Option<Spanned<RawRetry>>,
     extra_body: Option<toml::Table>,
+    // Harness agents (see `harness_agent`).
+    harness: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    format: Option<Spanned<String>>,
+    args: Option<Vec<String>>,
+    env: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Deserialize)]
@@ -332,6 +341,8 @@ struct RawLimits {
     max_input_tokens: Option<u64>,
     max_output_tokens: Option<u64>,
     max_cost_usd: Option<Spanned<f64>>,
+    /// Harness agents only: wall-clock seconds per turn.
+    wall_seconds: Option<Spanned<u64>>,
 }
 
 #[derive(Deserialize)]
@@ -461,7 +472,17 @@ impl AgentsFile {
                     "choose another name, e.g. `my-llm`",
                 );
             }
-            if let Some(def) = llm_agent(&mut l, &name, span, agent.into_inner(), &prices) {
+            let agent = agent.into_inner();
+            let is_harness = agent.harness.is_some()
+                || agent
+                    .kind
+                    .as_ref()
+                    .is_some_and(|k| k.get_ref() == "harness");
+            if is_harness {
+                if let Some(def) = harness_agent(&mut l, &name, span, agent) {
+                    agents.insert(name, AgentDef::Harness(def));
+                }
+            } else if let Some(def) = llm_agent(&mut l, &name, span, agent, &prices) {
                 agents.insert(name, AgentDef::Llm(def));
             }
         }
@@ -490,14 +511,38 @@ fn llm_agent(
     raw: RawAgent,
     prices: &BTreeMap<String, Price>,
 ) -> Option<LlmDefinition> {
-    let kind = raw.kind.get_ref().as_str();
-    if !FILE_AGENT_KINDS.contains(&kind) {
+    let Some(kind) = &raw.kind else {
         l.err(
-            raw.kind.span(),
-            format!("agent `{name}` has unknown kind `{kind}`"),
+            span,
+            format!("agent `{name}` has no `kind`"),
+            "add kind = \"llm\", or harness = \"claude-code\" (codex, openhands, openclaw, hermes, command) for a third-party harness",
+        );
+        return None;
+    };
+    let kind_str = kind.get_ref().as_str();
+    if !FILE_AGENT_KINDS.contains(&kind_str) {
+        l.err(
+            kind.span(),
+            format!("agent `{name}` has unknown kind `{kind_str}`"),
             format!("use one of: {}", FILE_AGENT_KINDS.join(", ")),
         );
         return None;
+    }
+    let harness_keys = [
+        ("command", raw.command.as_ref().map(|c| c.span())),
+        ("format", raw.format.as_ref().map(|c| c.span())),
+        ("args", raw.args.as_ref().map(|_| span.clone())),
+        ("env", raw.env.as_ref().map(|_| span.clone())),
+    ];
+    for (key, at) in harness_keys {
+        if let Some(at) = at {
+            l.err(
+                at,
+                format!("agent `{name}` (kind llm) sets `{key}`, a key of harness agents"),
+                "remove it, or make the agent a harness with harness = \"command\"",
+            );
+            return None;
+        }
     }
     let model = match &raw.model {
         None => {
@@ -588,6 +633,14 @@ fn llm_agent(
     if let Some(raw_limits) = raw.limits {
         let lspan = raw_limits.span();
         let rl = raw_limits.into_inner();
+        if let Some(w) = &rl.wall_seconds {
+            l.err(
+                w.span(),
+                "`wall_seconds` is a limit of harness agents",
+                "remove it: the task's [limits] wall_seconds bounds an llm agent's turns",
+            );
+            ok = false;
+        }
         limits.max_input_tokens = rl.max_input_tokens;
         limits.max_output_tokens = rl.max_output_tokens;
         if let Some(c) = rl.max_cost_usd {
@@ -690,6 +743,163 @@ fn llm_agent(
     Some(def)
 }
 
+/// A harness agent (`harness = "..."`): see [`crate::harness`].
+fn harness_agent(
+    l: &mut Loader<'_>,
+    name: &str,
+    span: std::ops::Range<usize>,
+    raw: RawAgent,
+) -> Option<crate::harness::HarnessDef> {
+    use crate::harness::{FORMATS, HARNESSES, HarnessDef};
+    let mut ok = true;
+    let Some(harness) = &raw.harness else {
+        l.err(
+            span,
+            format!("agent `{name}` (kind harness) has no `harness`"),
+            format!("add harness = one of: {}", HARNESSES.join(", ")),
+        );
+        return None;
+    };
+    let h = harness.get_ref().as_str();
+    if !HARNESSES.contains(&h) {
+        l.err(
+            harness.span(),
+            format!("agent `{name}` has unknown harness `{h}`"),
+            format!("use one of: {}", HARNESSES.join(", ")),
+        );
+        return None;
+    }
+    let llm_keys = [
+        ("base_url", raw.base_url.as_ref().map(|v| v.span())),
+        ("api_key_env", raw.api_key_env.as_ref().map(|v| v.span())),
+        ("temperature", raw.temperature.as_ref().map(|v| v.span())),
+        ("top_p", raw.top_p.as_ref().map(|v| v.span())),
+        (
+            "max_output_tokens",
+            raw.max_output_tokens.as_ref().map(|v| v.span()),
+        ),
+        ("seed", raw.seed.map(|_| span.clone())),
+        ("retry", raw.retry.as_ref().map(|v| v.span())),
+        ("extra_body", raw.extra_body.as_ref().map(|_| span.clone())),
+    ];
+    for (key, at) in llm_keys {
+        if let Some(at) = at {
+            l.err(
+                at,
+                format!("agent `{name}` (harness {h}) sets `{key}`, which only llm agents use"),
+                "configure the harness itself (its own config or environment), or pass flags with args = [...]",
+            );
+            ok = false;
+        }
+    }
+    let mut def = HarnessDef::new(h);
+    match (&raw.command, h) {
+        (Some(c), "command") => {
+            if c.get_ref().is_empty() || c.get_ref()[0].trim().is_empty() {
+                l.err(
+                    c.span(),
+                    "`command` is empty",
+                    "give the program and its arguments, e.g. [\"my-agent\", \"--prompt-file\", \"{prompt_file}\"]",
+                );
+                ok = false;
+            }
+            def.command = Some(c.get_ref().clone());
+        }
+        (None, "command") => {
+            l.err(
+                span.clone(),
+                format!("agent `{name}` (harness command) has no `command`"),
+                "add command = [\"my-agent\", \"--prompt-file\", \"{prompt_file}\", \"--mcp\", \"{mcp_config}\"]",
+            );
+            ok = false;
+        }
+        (Some(c), _) => {
+            l.err(
+                c.span(),
+                format!("agent `{name}` (harness {h}) sets `command`"),
+                "use harness = \"command\" for your own command, or args = [...] to add flags to this harness's invocation",
+            );
+            ok = false;
+        }
+        (None, _) => {}
+    }
+    if let Some(f) = &raw.format {
+        let v = f.get_ref().as_str();
+        if h != "command" {
+            l.err(
+                f.span(),
+                format!("agent `{name}` (harness {h}) sets `format`"),
+                "remove it: a named harness is parsed in its own format",
+            );
+            ok = false;
+        } else if !FORMATS.contains(&v) {
+            l.err(
+                f.span(),
+                format!("unknown output format `{v}`"),
+                format!("use one of: {}", FORMATS.join(", ")),
+            );
+            ok = false;
+        }
+        def.format = Some(v.to_string());
+    }
+    if let Some(m) = &raw.model {
+        if h == "command" {
+            l.err(
+                m.span(),
+                "a `command` harness takes no `model`",
+                "put the model in the command itself",
+            );
+            ok = false;
+        }
+        def.model = Some(m.get_ref().clone());
+    }
+    if let Some(args) = raw.args {
+        if h == "command" {
+            l.err(
+                span.clone(),
+                "a `command` harness takes no `args`",
+                "put the arguments in `command`",
+            );
+            ok = false;
+        }
+        def.args = args;
+    }
+    def.env = raw.env.unwrap_or_default();
+    for key in def.env.keys() {
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            l.err(
+                span.clone(),
+                format!("env name `{key}` is not an environment variable name"),
+                "use letters, digits and `_`",
+            );
+            ok = false;
+        }
+    }
+    if let Some(limits) = raw.limits {
+        let lspan = limits.span();
+        let rl = limits.into_inner();
+        if rl.max_input_tokens.is_some()
+            || rl.max_output_tokens.is_some()
+            || rl.max_cost_usd.is_some()
+        {
+            l.err(
+                lspan,
+                format!("agent `{name}` (harness {h}) sets a token or cost limit"),
+                "a harness reports usage only when its turn ends, so Bureau cannot stop it there: give wall_seconds, and the harness's own budget flags with args = [...]",
+            );
+            ok = false;
+        }
+        if let Some(w) = rl.wall_seconds {
+            if *w.get_ref() == 0 {
+                l.err(w.span(), "wall_seconds is 0", "give at least 1 second");
+                ok = false;
+            }
+            def.wall_seconds = Some(*w.get_ref());
+        }
+    }
+    ok.then_some(def)
+}
+
 fn toml_hint(msg: &str) -> String {
     if msg.contains("unknown field") {
         "remove the key or fix its spelling (see docs/agents.md)".into()
@@ -741,7 +951,9 @@ output_per_mtok = 1.6
     #[test]
     fn the_documented_example_loads() {
         let f = parse(EXAMPLE).unwrap();
-        let AgentDef::Llm(g) = &f.agents["gpt-mini"];
+        let AgentDef::Llm(g) = &f.agents["gpt-mini"] else {
+            panic!("gpt-mini is an llm agent")
+        };
         assert_eq!(g.model.to_string(), "openai:gpt-4.1-mini");
         assert_eq!(g.sampling.temperature, Some(0.0));
         assert_eq!(g.sampling.max_output_tokens, Some(4096));
@@ -752,7 +964,9 @@ output_per_mtok = 1.6
         assert_eq!(g.retry.initial_backoff, Duration::from_millis(250));
         assert_eq!(g.retry.max_wait, RetrySettings::default().max_wait);
         assert_eq!(g.price.as_ref().unwrap().cached_input_per_mtok, Some(0.1));
-        let AgentDef::Llm(c) = &f.agents["claude"];
+        let AgentDef::Llm(c) = &f.agents["claude"] else {
+            panic!("claude is an llm agent")
+        };
         assert_eq!(c.model.provider, Provider::Anthropic);
         assert!(c.price.is_none());
         assert_eq!(c.extra_body["metadata"]["user_id"], "bureau");
@@ -793,7 +1007,7 @@ kind = "harness"
         );
         assert!(lines[2].contains("[prices.\"openai:gpt-4.1\"]"), "{err}");
         assert!(
-            lines[3].starts_with("agents.toml:13:8: agent `c` has unknown kind `harness`"),
+            lines[3].starts_with("agents.toml:12:1: agent `c` (kind harness) has no `harness`"),
             "{err}"
         );
     }
@@ -858,6 +1072,86 @@ kind = "harness"
     }
 
     #[test]
+    fn harness_agents_load_with_their_command_format_and_limits() {
+        let f = parse(
+            r#"
+[agents.cc]
+harness = "claude-code"
+model = "claude-sonnet-4-5"
+args = ["--max-turns", "40"]
+[agents.cc.limits]
+wall_seconds = 600
+
+[agents.mine]
+harness = "command"
+command = ["my-agent", "--prompt-file", "{prompt_file}", "--mcp", "{mcp_config}"]
+format = "codex"
+env = { MY_AGENT_QUIET = "1" }
+"#,
+        )
+        .unwrap();
+        let AgentDef::Harness(cc) = &f.agents["cc"] else {
+            panic!("cc is a harness agent")
+        };
+        assert_eq!(cc.harness, "claude-code");
+        assert_eq!(cc.model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(cc.args, vec!["--max-turns", "40"]);
+        assert_eq!(cc.wall_seconds, Some(600));
+        let AgentDef::Harness(mine) = &f.agents["mine"] else {
+            panic!("mine is a harness agent")
+        };
+        assert_eq!(mine.command.as_ref().unwrap()[2], "{prompt_file}");
+        assert_eq!(mine.format.as_deref(), Some("codex"));
+        assert_eq!(mine.env["MY_AGENT_QUIET"], "1");
+        let v = serde_json::to_value(mine).unwrap();
+        assert_eq!(v["kind"], "harness");
+        assert_eq!(v["harness"], "command");
+    }
+
+    #[test]
+    fn harness_agents_refuse_keys_they_cannot_use() {
+        let err = parse(
+            r#"[agents.a]
+harness = "codex"
+temperature = 0
+command = ["x"]
+[agents.a.limits]
+max_cost_usd = 1.0
+
+[agents.b]
+harness = "command"
+format = "yaml"
+
+[agents.c]
+harness = "aider"
+
+[agents.d]
+kind = "llm"
+model = "openai:x"
+format = "codex"
+"#,
+        )
+        .unwrap_err();
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(
+            lines[0].contains("(harness codex) sets `temperature`"),
+            "{err}"
+        );
+        assert!(lines[1].contains("(harness codex) sets `command`"), "{err}");
+        assert!(lines[2].contains("sets a token or cost limit"), "{err}");
+        assert!(
+            lines[3].contains("(harness command) has no `command`"),
+            "{err}"
+        );
+        assert!(lines[4].contains("unknown output format `yaml`"), "{err}");
+        assert!(lines[5].contains("unknown harness `aider`"), "{err}");
+        assert!(lines[6].contains("(kind llm) sets `format`"), "{err}");
+        assert_eq!(lines.len(), 7, "{err}");
+        let err = parse("[agents.a]\nmodel = \"openai:x\"\n").unwrap_err();
+        assert!(err.contains("agent `a` has no `kind`"), "{err}");
+    }
+
+    #[test]
     fn model_refs_parse_and_print() {
         let m = ModelRef::parse("openai:qwen2.5:7b").unwrap();
         assert_eq!(
@@ -896,7 +1190,9 @@ kind = "harness"
     #[test]
     fn definitions_serialise_without_secrets_and_with_their_settings() {
         let f = parse(EXAMPLE).unwrap();
-        let AgentDef::Llm(g) = &f.agents["gpt-mini"];
+        let AgentDef::Llm(g) = &f.agents["gpt-mini"] else {
+            panic!("gpt-mini is an llm agent")
+        };
         let v = serde_json::to_value(g).unwrap();
         assert_eq!(v["kind"], "llm");
         assert_eq!(v["model"], "openai:gpt-4.1-mini");

@@ -1,0 +1,511 @@
+//! The adapters: for each harness, how it is invoked headless, where its MCP configuration
+//! goes, and how its output is read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bureau_agents::AgentError;
+use bureau_agents::harness::HarnessDef;
+use serde_json::{Value, json};
+
+use crate::stream::Format;
+
+/// The environment variable the bearer token is handed in to harnesses that read it from
+/// the environment (Codex's `bearer_token_env_var`).
+pub const TOKEN_ENV: &str = "BUREAU_MCP_TOKEN";
+
+/// Which harness an agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Harness {
+    Command,
+    ClaudeCode,
+    Codex,
+    OpenHands,
+    OpenClaw,
+    Hermes,
+}
+
+impl Harness {
+    pub fn parse(name: &str) -> Option<Harness> {
+        Some(match name {
+            "command" => Harness::Command,
+            "claude-code" => Harness::ClaudeCode,
+            "codex" => Harness::Codex,
+            "openhands" => Harness::OpenHands,
+            "openclaw" => Harness::OpenClaw,
+            "hermes" => Harness::Hermes,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Harness::Command => "command",
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::OpenHands => "openhands",
+            Harness::OpenClaw => "openclaw",
+            Harness::Hermes => "hermes",
+        }
+    }
+
+    /// The program a named adapter runs.
+    pub fn program(&self) -> Option<&'static str> {
+        match self {
+            Harness::Command => None,
+            Harness::ClaudeCode => Some("claude"),
+            Harness::Codex => Some("codex"),
+            Harness::OpenHands => Some("openhands"),
+            Harness::OpenClaw => Some("openclaw"),
+            Harness::Hermes => Some("hermes"),
+        }
+    }
+
+    /// The output format of a named adapter.
+    pub fn format(&self) -> Format {
+        match self {
+            Harness::Command => Format::Text,
+            Harness::Hermes => Format::Hermes,
+            Harness::ClaudeCode => Format::ClaudeCode,
+            Harness::Codex => Format::Codex,
+            Harness::OpenHands => Format::OpenHands,
+            Harness::OpenClaw => Format::OpenClaw,
+        }
+    }
+
+    /// Whether the harness reads its MCP servers only from a file under the home directory,
+    /// so that it runs with `HOME` set to a private per-trial directory holding that file.
+    pub fn private_home(&self) -> bool {
+        matches!(
+            self,
+            Harness::OpenHands | Harness::OpenClaw | Harness::Hermes
+        )
+    }
+
+    /// The command template of a named adapter (placeholders as in [`expand`]); arguments
+    /// holding `{session}` are dropped on the first turn.
+    pub fn template(&self, def: &HarnessDef) -> Vec<String> {
+        let s = |a: &str| a.to_string();
+        let mut t: Vec<String> = match self {
+            Harness::Command => def.command.clone().unwrap_or_default(),
+            Harness::ClaudeCode => {
+                let mut t = vec![
+                    s("claude"),
+                    s("-p"),
+                    s("{prompt}"),
+                    s("--mcp-config"),
+                    s("{mcp_config}"),
+                    s("--strict-mcp-config"),
+                    s("--output-format"),
+                    s("stream-json"),
+                    s("--verbose"),
+                    s("--allowedTools"),
+                    s("mcp__bureau"),
+                    s("--resume={session}"),
+                ];
+                if let Some(m) = &def.model {
+                    t.extend([s("--model"), m.clone()]);
+                }
+                t
+            }
+            Harness::Codex => {
+                // `codex exec [OPTIONS] [PROMPT]`, and on later turns `codex exec [OPTIONS]
+                // resume <ID> [PROMPT]`: exec's own flags go before `resume`, which rejects
+                // most of them (`{resume}` and `{session}` are dropped on the first turn).
+                let mut t = vec![
+                    s("codex"),
+                    s("exec"),
+                    s("--json"),
+                    s("--skip-git-repo-check"),
+                    s("-c"),
+                    s("mcp_servers.bureau.url=\"{mcp_url}\""),
+                    s("-c"),
+                    format!("mcp_servers.bureau.bearer_token_env_var=\"{TOKEN_ENV}\""),
+                ];
+                if let Some(m) = &def.model {
+                    t.extend([s("--model"), m.clone()]);
+                }
+                t.extend([s("{resume}"), s("{session}"), s("{prompt}")]);
+                t
+            }
+            Harness::OpenHands => {
+                let mut t = vec![
+                    s("openhands"),
+                    s("--headless"),
+                    s("--json"),
+                    s("-t"),
+                    s("{prompt}"),
+                    s("--resume={session}"),
+                ];
+                if let Some(m) = &def.model {
+                    t.extend([s("--model"), m.clone()]);
+                }
+                t
+            }
+            Harness::OpenClaw => {
+                let mut t = vec![
+                    s("openclaw"),
+                    s("agent"),
+                    s("--local"),
+                    s("--json"),
+                    s("--agent"),
+                    s("main"),
+                    s("--session-id"),
+                    s("{trial_session}"),
+                    s("--message"),
+                    s("{prompt}"),
+                ];
+                if let Some(m) = &def.model {
+                    t.extend([s("--model"), m.clone()]);
+                }
+                t
+            }
+            Harness::Hermes => {
+                let mut t = vec![
+                    s("hermes"),
+                    s("chat"),
+                    s("-q"),
+                    s("{prompt}"),
+                    s("-Q"),
+                    s("--resume={session}"),
+                ];
+                if let Some(m) = &def.model {
+                    t.extend([s("--model"), m.clone()]);
+                }
+                t
+            }
+        };
+        if *self != Harness::Command {
+            // Extra flags go before Codex's `resume <id> <prompt>`, else at the end.
+            let at = if *self == Harness::Codex {
+                t.len() - 3
+            } else {
+                t.len()
+            };
+            t.splice(at..at, def.args.iter().cloned());
+        }
+        t
+    }
+}
+
+/// The values placeholders expand to in one turn.
+#[derive(Debug, Clone)]
+pub struct Vars {
+    pub prompt: String,
+    pub prompt_file: PathBuf,
+    pub mcp_config: PathBuf,
+    pub mcp_url: String,
+    pub workspace: PathBuf,
+    pub turn: u32,
+    /// The harness's session from the previous turn.
+    pub session: Option<String>,
+    /// A session id Bureau chose for this trial (for harnesses that take one).
+    pub trial_session: String,
+    pub model: Option<String>,
+}
+
+/// The placeholders a template may use.
+pub const PLACEHOLDERS: &[&str] = &[
+    "{prompt}",
+    "{prompt_file}",
+    "{mcp_config}",
+    "{mcp_url}",
+    "{workspace}",
+    "{turn}",
+    "{session}",
+    "{resume}",
+    "{trial_session}",
+    "{model}",
+];
+
+/// Expand a template into argv. Each argument is substituted on its own (never re-split, never
+/// given to a shell). On the first turn (no session yet) an argument holding `{session}` or
+/// `{resume}` is dropped; `{resume}` is the word `resume` once a session exists (Codex's
+/// `exec resume`). An argument holding `{model}` is dropped when no model is set.
+pub fn expand(template: &[String], v: &Vars) -> Vec<String> {
+    template
+        .iter()
+        .filter(|a| {
+            !((a.contains("{session}") || a.contains("{resume}")) && v.session.is_none()
+                || a.contains("{model}") && v.model.is_none())
+        })
+        .map(|a| {
+            a.replace("{prompt_file}", &v.prompt_file.to_string_lossy())
+                .replace("{mcp_config}", &v.mcp_config.to_string_lossy())
+                .replace("{mcp_url}", &v.mcp_url)
+                .replace("{workspace}", &v.workspace.to_string_lossy())
+                .replace("{turn}", &v.turn.to_string())
+                .replace("{session}", v.session.as_deref().unwrap_or(""))
+                .replace("{resume}", "resume")
+                .replace("{trial_session}", &v.trial_session)
+                .replace("{model}", v.model.as_deref().unwrap_or(""))
+                // Last: the prompt's own text is never scanned for placeholders.
+                .replace("{prompt}", &v.prompt)
+        })
+        .collect()
+}
+
+/// The endpoint a harness is pointed at.
+pub struct Endpoint<'a> {
+    pub url: &'a str,
+    pub authorization: &'a str,
+}
+
+/// Write the MCP configuration files of `harness` into `dir` (private, outside the
+/// workspace) and return the path `{mcp_config}` names. Every harness gets `mcp.json` (the
+/// usual `mcpServers` JSON: Claude Code, Cursor, ...); harnesses that read a file under their
+/// home get it under `dir/home` too.
+pub fn write_mcp_config(
+    harness: Harness,
+    dir: &Path,
+    workspace: &Path,
+    ep: &Endpoint<'_>,
+) -> Result<PathBuf, AgentError> {
+    let mcp_json = json!({
+        "mcpServers": {
+            "bureau": {
+                "type": "http",
+                "url": ep.url,
+                "headers": {"Authorization": ep.authorization}
+            }
+        }
+    });
+    let path = dir.join("mcp.json");
+    write_private(&path, &pretty(&mcp_json))?;
+    let home = dir.join("home");
+    match harness {
+        Harness::OpenHands => {
+            // `openhands mcp add bureau --transport http --header "Authorization: ..." <url>`
+            // writes this entry to ~/.openhands/mcp.json.
+            let cfg = json!({
+                "mcpServers": {
+                    "bureau": {
+                        "transport": "http",
+                        "url": ep.url,
+                        "headers": {"Authorization": ep.authorization}
+                    }
+                }
+            });
+            write_private(&home.join(".openhands/mcp.json"), &pretty(&cfg))?;
+        }
+        Harness::OpenClaw => {
+            let cfg = json!({
+                "agents": {"defaults": {"workspace": workspace}},
+                "gateway": {"mode": "local"},
+                "mcp": {
+                    "servers": {
+                        "bureau": {
+                            "url": ep.url,
+                            "transport": "streamable-http",
+                            "headers": {"Authorization": ep.authorization}
+                        }
+                    }
+                }
+            });
+            write_private(&home.join(".openclaw/openclaw.json"), &pretty(&cfg))?;
+        }
+        Harness::Hermes => {
+            let mut server = serde_yaml::Mapping::new();
+            server.insert("url".into(), ep.url.into());
+            let mut headers = serde_yaml::Mapping::new();
+            headers.insert("Authorization".into(), ep.authorization.into());
+            server.insert("headers".into(), headers.into());
+            let mut servers = serde_yaml::Mapping::new();
+            servers.insert("bureau".into(), server.into());
+            let mut cfg = serde_yaml::Mapping::new();
+            cfg.insert("mcp_servers".into(), servers.into());
+            let text = serde_yaml::to_string(&cfg)
+                .map_err(|e| AgentError::Failed(format!("writing Hermes's config: {e}")))?;
+            write_private(&home.join(".hermes/config.yaml"), &text)?;
+        }
+        Harness::Command | Harness::ClaudeCode | Harness::Codex => {}
+    }
+    Ok(path)
+}
+
+/// The environment a harness runs with, beyond what it inherits: the token (for Codex), a
+/// private `HOME` for harnesses that read their MCP servers from it, and the agent's `env`.
+pub fn harness_env(
+    harness: Harness,
+    dir: &Path,
+    token: &str,
+    extra: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert(TOKEN_ENV.to_string(), token.to_string());
+    if harness.private_home() {
+        let home = dir.join("home");
+        env.insert("HOME".into(), home.to_string_lossy().into_owned());
+        if harness == Harness::Hermes {
+            env.insert(
+                "HERMES_HOME".into(),
+                home.join(".hermes").to_string_lossy().into_owned(),
+            );
+        }
+    }
+    env.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
+
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Write a file readable by its owner only (it may hold the bearer token).
+pub fn write_private(path: &Path, text: &str) -> Result<(), AgentError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| AgentError::Failed(format!("{}: {e}", parent.display())))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| AgentError::Failed(format!("{}: {e}", path.display())))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| AgentError::Failed(format!("{}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(session: Option<&str>) -> Vars {
+        Vars {
+            prompt: "Write {mcp_config} into memo.md; don't run $(rm -rf /)".into(),
+            prompt_file: "/p/turn-2.prompt.md".into(),
+            mcp_config: "/p/mcp.json".into(),
+            mcp_url: "http://127.0.0.1:9/mcp".into(),
+            workspace: "/w".into(),
+            turn: 2,
+            session: session.map(str::to_string),
+            trial_session: "bureau-abc".into(),
+            model: None,
+        }
+    }
+
+    #[test]
+    fn claude_code_resumes_after_the_first_turn_and_the_prompt_is_one_argument() {
+        let mut def = HarnessDef::new("claude-code");
+        def.model = Some("claude-sonnet-4-5".into());
+        def.args = vec!["--max-turns".into(), "30".into()];
+        let t = Harness::ClaudeCode.template(&def);
+        let first = expand(&t, &vars(None));
+        assert_eq!(
+            &first[..3],
+            [
+                "claude",
+                "-p",
+                "Write {mcp_config} into memo.md; don't run $(rm -rf /)"
+            ]
+        );
+        assert!(first.iter().all(|a| !a.starts_with("--resume")));
+        assert!(
+            first
+                .windows(2)
+                .any(|w| w == ["--mcp-config", "/p/mcp.json"])
+        );
+        assert!(
+            first
+                .windows(2)
+                .any(|w| w == ["--output-format", "stream-json"])
+        );
+        assert!(first.contains(&"--verbose".to_string()));
+        assert_eq!(
+            &first[first.len() - 4..],
+            ["--model", "claude-sonnet-4-5", "--max-turns", "30"]
+        );
+        let later = expand(&t, &vars(Some("sess-1")));
+        assert!(later.contains(&"--resume=sess-1".to_string()));
+    }
+
+    #[test]
+    fn codex_uses_exec_resume_and_config_overrides_without_the_token() {
+        let t = Harness::Codex.template(&HarnessDef::new("codex"));
+        let first = expand(&t, &vars(None));
+        assert_eq!(&first[..3], ["codex", "exec", "--json"]);
+        assert!(first.contains(&"mcp_servers.bureau.url=\"http://127.0.0.1:9/mcp\"".to_string()));
+        assert!(first.contains(&format!(
+            "mcp_servers.bureau.bearer_token_env_var=\"{TOKEN_ENV}\""
+        )));
+        assert_eq!(first.last().unwrap(), &vars(None).prompt);
+        let later = expand(&t, &vars(Some("thr-9")));
+        assert_eq!(&later[..3], ["codex", "exec", "--json"]);
+        assert_eq!(
+            &later[later.len() - 3..],
+            ["resume".to_string(), "thr-9".to_string(), vars(None).prompt]
+        );
+    }
+
+    #[test]
+    fn placeholders_expand_per_argument() {
+        let t: Vec<String> = [
+            "a",
+            "--p={prompt_file}",
+            "{workspace}/x",
+            "t{turn}",
+            "--m={model}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            expand(&t, &vars(None)),
+            ["a", "--p=/p/turn-2.prompt.md", "/w/x", "t2"]
+        );
+    }
+
+    #[test]
+    fn config_files_go_where_each_harness_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ep = Endpoint {
+            url: "http://127.0.0.1:9/mcp",
+            authorization: "Bearer s3cret",
+        };
+        for h in [Harness::OpenHands, Harness::OpenClaw, Harness::Hermes] {
+            let p = write_mcp_config(h, dir.path(), Path::new("/w"), &ep).unwrap();
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            assert_eq!(
+                v["mcpServers"]["bureau"]["headers"]["Authorization"],
+                "Bearer s3cret"
+            );
+        }
+        let oh: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("home/.openhands/mcp.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(oh["mcpServers"]["bureau"]["url"], "http://127.0.0.1:9/mcp");
+        let oc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("home/.openclaw/openclaw.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            oc["mcp"]["servers"]["bureau"]["transport"],
+            "streamable-http"
+        );
+        let hermes = std::fs::read_to_string(dir.path().join("home/.hermes/config.yaml")).unwrap();
+        let y: serde_yaml::Value = serde_yaml::from_str(&hermes).unwrap();
+        assert_eq!(
+            y["mcp_servers"]["bureau"]["headers"]["Authorization"],
+            "Bearer s3cret"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("mcp.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the config holds the token: owner only");
+        let env = harness_env(Harness::Hermes, dir.path(), "tok", &BTreeMap::new());
+        assert!(env["HOME"].ends_with("/home"));
+        assert!(env["HERMES_HOME"].ends_with("/home/.hermes"));
+        let env = harness_env(Harness::ClaudeCode, dir.path(), "tok", &BTreeMap::new());
+        assert!(!env.contains_key("HOME"));
+        assert_eq!(env[TOKEN_ENV], "tok");
+    }
+}

@@ -1,0 +1,551 @@
+//! [`CommandAgent`]: a third-party harness run headless, one process per turn, against the
+//! trial's MCP endpoint.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bureau_agents::harness::HarnessDef;
+use bureau_agents::llm::{Price, cost_usd};
+use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
+use bureau_core::task::Task;
+use bureau_core::trajectory::{ModelCall, ModelUsage, StepKind};
+use bureau_mcp::TrialEndpoint;
+use bureau_world::World;
+use serde_json::{Value, json};
+
+use crate::adapter::{self, Endpoint, Harness, Vars};
+use crate::process::{self, Spawn};
+use crate::stream::{Event, Format, HarnessUsage};
+
+/// Characters of stderr quoted in an error.
+const ERROR_TAIL: usize = 2000;
+
+/// Lines of output outside the harness's format kept in the trajectory, per turn.
+const UNPARSED_KEPT: usize = 20;
+
+/// How long `<program> --version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A third-party harness as a Bureau agent.
+///
+/// On its first turn it starts a [`TrialEndpoint`] on the trial's world and writes the MCP
+/// configuration for it (URL and bearer token) into a private directory outside the
+/// workspace. Each turn it hands the endpoint the turn's session, runs the harness with the
+/// workspace as working directory, records what the harness's output says it did, and takes
+/// the session back.
+pub struct CommandAgent {
+    name: String,
+    def: HarnessDef,
+    harness: Harness,
+    format: Format,
+    template: Vec<String>,
+    trial: Option<Trial>,
+}
+
+struct Trial {
+    endpoint: TrialEndpoint,
+    /// Private: the MCP configuration, prompt files, a private home. Removed on drop.
+    dir: tempfile::TempDir,
+    workspace: PathBuf,
+    mcp_config: PathBuf,
+    env: BTreeMap<String, String>,
+    session: Option<String>,
+    trial_session: String,
+}
+
+impl std::fmt::Debug for CommandAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandAgent")
+            .field("name", &self.name)
+            .field("harness", &self.harness.as_str())
+            .field("template", &self.template)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CommandAgent {
+    /// The agent `name` running the harness `def` describes.
+    pub fn new(name: &str, def: HarnessDef) -> Result<CommandAgent, AgentError> {
+        let harness = Harness::parse(&def.harness).ok_or_else(|| {
+            AgentError::Config(format!(
+                "agent `{name}`: unknown harness `{}` — use one of: {}",
+                def.harness,
+                bureau_agents::harness::HARNESSES.join(", ")
+            ))
+        })?;
+        let format = match &def.format {
+            Some(f) => Format::parse(f).ok_or_else(|| {
+                AgentError::Config(format!(
+                    "agent `{name}`: unknown output format `{f}` — use one of: {}",
+                    bureau_agents::harness::FORMATS.join(", ")
+                ))
+            })?,
+            None => harness.format(),
+        };
+        let template = harness.template(&def);
+        if template.first().is_none_or(|p| p.trim().is_empty()) {
+            return Err(AgentError::Config(format!(
+                "agent `{name}`: the command is empty — give the program and its arguments"
+            )));
+        }
+        Ok(CommandAgent {
+            name: name.to_string(),
+            def,
+            harness,
+            format,
+            template,
+            trial: None,
+        })
+    }
+
+    /// The command template (placeholders unexpanded; never the token).
+    pub fn template(&self) -> &[String] {
+        &self.template
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    fn program(&self) -> &str {
+        self.template.first().map_or("", String::as_str)
+    }
+
+    /// `<program> --version`, first line, when the program answers in time.
+    pub fn version(&self) -> Option<String> {
+        let dir = tempfile::tempdir().ok()?;
+        let argv = vec![self.program().to_string(), "--version".to_string()];
+        let mut out = String::new();
+        let done = process::run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::new(),
+                deadline: VERSION_TIMEOUT,
+            },
+            |line| {
+                if out.is_empty() && !line.trim().is_empty() {
+                    out = line.trim().to_string();
+                }
+            },
+        )
+        .ok()?;
+        (done.status.is_some_and(|s| s.success()) && !out.is_empty()).then_some(out)
+    }
+
+    fn start(&mut self, world: &Arc<Mutex<World>>) -> Result<&mut Trial, AgentError> {
+        if self.trial.is_none() {
+            let endpoint = TrialEndpoint::start(world.clone()).map_err(|e| {
+                AgentError::Failed(format!("starting the trial's MCP endpoint: {e}"))
+            })?;
+            let workspace = world
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .workspace()
+                .to_path_buf();
+            let dir = tempfile::Builder::new()
+                .prefix("bureau-harness-")
+                .tempdir()
+                .map_err(|e| AgentError::Failed(format!("creating a private directory: {e}")))?;
+            if dir.path().starts_with(&workspace) {
+                return Err(AgentError::Failed(format!(
+                    "the private directory {} is inside the workspace — set TMPDIR outside {}",
+                    dir.path().display(),
+                    workspace.display()
+                )));
+            }
+            let authorization = endpoint.authorization();
+            let mcp_config = adapter::write_mcp_config(
+                self.harness,
+                dir.path(),
+                &workspace,
+                &Endpoint {
+                    url: &endpoint.url,
+                    authorization: &authorization,
+                },
+            )?;
+            let env =
+                adapter::harness_env(self.harness, dir.path(), &endpoint.token, &self.def.env);
+            let trial_session = format!(
+                "bureau-{}",
+                dir.path()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+                    .trim_start_matches("bureau-harness-")
+            );
+            self.trial = Some(Trial {
+                endpoint,
+                dir,
+                workspace,
+                mcp_config,
+                env,
+                session: None,
+                trial_session,
+            });
+        }
+        self.trial
+            .as_mut()
+            .ok_or_else(|| AgentError::Failed("the trial did not start".into()))
+    }
+}
+
+impl Agent for CommandAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {
+        self.trial = None;
+        Ok(())
+    }
+
+    fn run_turn(
+        &mut self,
+        turn: &TurnInput,
+        tools: &ToolSession,
+    ) -> Result<TurnOutput, AgentError> {
+        let harness = self.harness;
+        let format = self.format;
+        let template = self.template.clone();
+        let model = self.def.model.clone();
+        let agent_wall = self.def.wall_seconds.map(Duration::from_secs);
+        let program = self.program().to_string();
+        let price = self.def.price.clone();
+        let trial = self.start(tools.world())?;
+
+        let prompt_file = trial
+            .dir
+            .path()
+            .join(format!("turn-{}.prompt.md", turn.index));
+        adapter::write_private(&prompt_file, &turn.prompt)?;
+        let vars = Vars {
+            prompt: turn.prompt.clone(),
+            prompt_file,
+            mcp_config: trial.mcp_config.clone(),
+            mcp_url: trial.endpoint.url.clone(),
+            workspace: trial.workspace.clone(),
+            turn: turn.index,
+            session: trial.session.clone(),
+            trial_session: trial.trial_session.clone(),
+            model: model.clone(),
+        };
+        let argv = adapter::expand(&template, &vars);
+        let mut deadline = tools.time_left();
+        if let Some(w) = agent_wall {
+            deadline = deadline.min(w);
+        }
+        if deadline.is_zero() {
+            tools.stop("wall_seconds", "no time was left for the turn");
+            return Ok(TurnOutput::default());
+        }
+
+        trial
+            .endpoint
+            .set_session(Some(Arc::new(tools.share())))
+            .map_err(|e| AgentError::Failed(format!("serving the turn over MCP: {e}")))?;
+        let mut parser = format.parser();
+        let mut transcript = Transcript::new(tools, harness.as_str());
+        let ran = process::run(
+            &Spawn {
+                argv: &argv,
+                cwd: &trial.workspace,
+                env: &trial.env,
+                deadline,
+            },
+            |line| {
+                for event in parser.line(line) {
+                    transcript.event(event);
+                }
+            },
+        );
+        // The turn is over for the world, whatever happened to the process.
+        let cleared = trial.endpoint.set_session(None);
+        let finished = ran.map_err(|e| {
+            AgentError::Failed(format!(
+                "cannot start `{program}`: {e} — install the harness or put it on PATH (the agent runs {})",
+                argv.first().map_or("", String::as_str)
+            ))
+        })?;
+        cleared.map_err(|e| AgentError::Failed(format!("ending the turn over MCP: {e}")))?;
+        for event in parser.finish(&finished.stderr_tail) {
+            transcript.event(event);
+        }
+        let outcome = transcript.finish(&argv, &model, price.as_ref(), &finished);
+        if let Some(session) = &outcome.session {
+            trial.session = Some(session.clone());
+        }
+
+        if finished.timed_out {
+            tools.stop(
+                "wall_seconds",
+                format!(
+                    "the harness ran past {} s and was killed with its whole process group",
+                    deadline.as_secs()
+                ),
+            );
+            return Ok(TurnOutput {
+                final_message: outcome.final_message,
+            });
+        }
+        match finished.status {
+            Some(s) if s.success() => Ok(TurnOutput {
+                final_message: outcome.final_message,
+            }),
+            other => {
+                let how = other.map_or("was killed".to_string(), |s| format!("exited with {s}"));
+                Err(AgentError::Failed(format!(
+                    "{} (`{program}`) {how}{}",
+                    harness.as_str(),
+                    tail_note(&finished.stderr_tail, &outcome.errors)
+                )))
+            }
+        }
+    }
+
+    fn definition(&self) -> Option<Value> {
+        Some(json!({
+            "kind": "harness",
+            "harness": self.harness.as_str(),
+            "command": self.template,
+            "format": self.format.as_str(),
+            "model": self.def.model,
+            "env": self.def.env.keys().collect::<Vec<_>>(),
+            "wall_seconds": self.def.wall_seconds,
+            "price": self.def.price,
+            "version": self.version(),
+        }))
+    }
+}
+
+/// The end of stderr and the harness's own error reports, for an error message.
+fn tail_note(stderr: &str, errors: &[String]) -> String {
+    let mut note = String::new();
+    if !errors.is_empty() {
+        note.push_str(&format!(" — it reported: {}", errors.join("; ")));
+    }
+    let stderr = stderr.trim();
+    if !stderr.is_empty() {
+        let start = stderr
+            .char_indices()
+            .rev()
+            .nth(ERROR_TAIL)
+            .map_or(0, |(i, _)| i);
+        note.push_str(&format!(" — stderr ends: {}", &stderr[start..]));
+    }
+    note
+}
+
+/// What a turn's output amounted to.
+struct Outcome {
+    final_message: Option<String>,
+    session: Option<String>,
+    errors: Vec<String>,
+}
+
+/// Records a turn's events as trajectory steps as they arrive.
+///
+/// * assistant text → `message` steps (the last one is held back: when it is the final
+///   answer, the run loop records it from [`TurnOutput::final_message`]);
+/// * the harness's own tool calls → one `note` step each, `{"harness_tool_call": {harness,
+///   id, tool, input, output, is_error}}`, written when the result arrives;
+/// * calls of Bureau's MCP server → nothing (the tool session recorded them as `tool_call`
+///   steps; counted in the usage step's `bureau_tool_calls`);
+/// * usage → one `model_call` step per turn (provider = the harness);
+/// * errors the harness reports → `note` steps `{"harness_error": ...}`.
+struct Transcript<'a> {
+    tools: &'a ToolSession,
+    harness: &'static str,
+    pending_message: Option<String>,
+    open_calls: Vec<(String, Value)>,
+    bureau_ids: Vec<String>,
+    bureau_calls: u64,
+    usage: Option<HarnessUsage>,
+    final_message: Option<String>,
+    session: Option<String>,
+    model: Option<String>,
+    errors: Vec<String>,
+    unparsed: Vec<String>,
+    unparsed_total: usize,
+}
+
+impl<'a> Transcript<'a> {
+    fn new(tools: &'a ToolSession, harness: &'static str) -> Transcript<'a> {
+        Transcript {
+            tools,
+            harness,
+            pending_message: None,
+            open_calls: Vec::new(),
+            bureau_ids: Vec::new(),
+            bureau_calls: 0,
+            usage: None,
+            final_message: None,
+            session: None,
+            model: None,
+            errors: Vec::new(),
+            unparsed: Vec::new(),
+            unparsed_total: 0,
+        }
+    }
+
+    fn flush_message(&mut self) {
+        if let Some(text) = self.pending_message.take() {
+            self.tools.say(text);
+        }
+    }
+
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::Session(id) => self.session = Some(id),
+            Event::Model(m) => self.model = Some(m),
+            Event::Message(text) => {
+                self.flush_message();
+                self.pending_message = Some(text);
+            }
+            Event::ToolCall {
+                id,
+                tool,
+                input,
+                bureau,
+            } => {
+                self.flush_message();
+                if bureau {
+                    self.bureau_calls += 1;
+                    self.bureau_ids.push(id);
+                } else {
+                    let call = json!({
+                        "harness": self.harness,
+                        "id": id,
+                        "tool": tool,
+                        "input": input,
+                    });
+                    if id.is_empty() {
+                        self.record_call(call, None);
+                    } else {
+                        self.open_calls.push((id, call));
+                    }
+                }
+            }
+            Event::ToolResult {
+                id,
+                output,
+                is_error,
+            } => {
+                if let Some(i) = self.open_calls.iter().position(|(c, _)| *c == id) {
+                    let (_, call) = self.open_calls.remove(i);
+                    self.record_call(call, Some((output, is_error)));
+                } else if !self.bureau_ids.contains(&id) {
+                    let call = json!({"harness": self.harness, "id": id});
+                    self.record_call(call, Some((output, is_error)));
+                }
+            }
+            Event::Usage(u) => self.usage = Some(u),
+            Event::Final(text) => self.final_message = Some(text),
+            Event::Error(e) => {
+                self.tools
+                    .note(json!({"harness_error": {"harness": self.harness, "message": e}}));
+                self.errors.push(e);
+            }
+            Event::Unparsed(line) => {
+                self.unparsed_total += 1;
+                if self.unparsed.len() < UNPARSED_KEPT {
+                    self.unparsed.push(line);
+                }
+            }
+        }
+    }
+
+    fn record_call(&self, mut call: Value, result: Option<(Value, bool)>) {
+        if let Some((output, is_error)) = result {
+            call["output"] = output;
+            call["is_error"] = Value::Bool(is_error);
+        } else {
+            call["output"] = Value::Null;
+        }
+        self.tools.note(json!({"harness_tool_call": call}));
+    }
+
+    fn finish(
+        mut self,
+        argv: &[String],
+        model: &Option<String>,
+        price: Option<&Price>,
+        finished: &process::Finished,
+    ) -> Outcome {
+        for (_, call) in std::mem::take(&mut self.open_calls) {
+            self.record_call(call, None);
+        }
+        match (&self.final_message, &self.pending_message) {
+            (None, Some(_)) => self.final_message = self.pending_message.take(),
+            (Some(f), Some(p)) if f.trim() == p.trim() => self.pending_message = None,
+            _ => {}
+        }
+        self.flush_message();
+        if self.unparsed_total > 0 {
+            self.tools.note(json!({"harness_output": {
+                "harness": self.harness,
+                "lines_outside_format": self.unparsed_total,
+                "first_lines": self.unparsed,
+            }}));
+        }
+        let response = json!({
+            "session_id": self.session,
+            "exit_code": finished.status.and_then(|s| s.code()),
+            "timed_out": finished.timed_out,
+            "elapsed_seconds": (finished.elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
+            "bureau_tool_calls": self.bureau_calls,
+            "model_calls": self.usage.as_ref().and_then(|u| u.model_calls),
+            "usage": self.usage.as_ref().map(|u| u.raw.clone()),
+        });
+        let model = self
+            .model
+            .clone()
+            .or_else(|| model.clone())
+            .unwrap_or_else(|| "unknown".into());
+        match &self.usage {
+            Some(u) => {
+                let mut usage = ModelUsage {
+                    input_tokens: u.input_tokens,
+                    cached_input_tokens: u.cached_input_tokens,
+                    cache_write_tokens: u.cache_write_tokens,
+                    output_tokens: u.output_tokens,
+                    cost_usd: u.cost_usd,
+                };
+                let mut response = response;
+                response["cost_from"] = match (u.cost_usd, price) {
+                    (Some(_), _) => json!("harness"),
+                    (None, Some(p)) => {
+                        usage.cost_usd = Some(cost_usd(&usage, p));
+                        json!("prices")
+                    }
+                    (None, None) => Value::Null,
+                };
+                self.tools.record(StepKind::ModelCall(ModelCall {
+                    provider: self.harness.to_string(),
+                    model,
+                    request: json!({"argv": argv}),
+                    messages_elided: 0,
+                    tools_elided: false,
+                    response,
+                    usage,
+                    retries: Vec::new(),
+                    error: None,
+                }))
+            }
+            None => self.tools.note(json!({"harness_run": {
+                "harness": self.harness,
+                "model": model,
+                "argv": argv,
+                "usage_reported": false,
+                "response": response,
+            }})),
+        }
+        Outcome {
+            final_message: self.final_message,
+            session: self.session,
+            errors: self.errors,
+        }
+    }
+}

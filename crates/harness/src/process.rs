@@ -1,0 +1,269 @@
+//! Running a harness process headless: its own session and process group, stdout read line by
+//! line, a tail of stderr kept, a deadline after which the whole group is killed.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Bytes of stderr kept (the end of it).
+pub const STDERR_TAIL: usize = 8 * 1024;
+
+/// After the harness exits, how long output its leftover children still write is read.
+const DRAIN: Duration = Duration::from_millis(300);
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// `None` when the deadline killed it.
+    pub status: Option<ExitStatus>,
+    pub timed_out: bool,
+    /// The last [`STDERR_TAIL`] bytes of stderr.
+    pub stderr_tail: String,
+    pub elapsed: Duration,
+}
+
+/// What to run.
+pub struct Spawn<'a> {
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    /// Set (or overridden) in the inherited environment.
+    pub env: &'a BTreeMap<String, String>,
+    pub deadline: Duration,
+}
+
+/// Run `spec`, calling `on_line` with each line of stdout as it arrives. The process runs in
+/// a new session (`setsid`), so it and every child it starts share one process group; when the
+/// deadline passes — and in any case when the run ends — the whole group is killed
+/// (`kill(-pgid, SIGKILL)`), so no process of the harness outlives its turn. Stdin is empty.
+pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<Finished> {
+    let (program, args) = spec
+        .argv
+        .split_first()
+        .ok_or_else(|| std::io::Error::other("empty command"))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(spec.cwd)
+        .envs(spec.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent; it only
+    // makes the child the leader of a new session and process group.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn()?;
+    let pgid = child.id() as libc::pid_t;
+
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let (tx, rx) = mpsc::channel::<String>();
+    if let Some(stdout) = stdout {
+        // Detached: a grandchild that escaped the group may hold the pipe open forever.
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buf);
+                        let line = line.trim_end_matches(['\n', '\r']).to_string();
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+    }
+    let tail = Arc::new(Mutex::new(VecDeque::<u8>::new()));
+    if let Some(mut stderr) = stderr {
+        let tail = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            loop {
+                match stderr.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                        t.extend(&buf[..n]);
+                        let excess = t.len().saturating_sub(STDERR_TAIL);
+                        t.drain(..excess);
+                    }
+                }
+            }
+        });
+    }
+
+    let deadline = started + spec.deadline;
+    let mut status: Option<ExitStatus> = None;
+    let mut exited_at: Option<Instant> = None;
+    let mut timed_out = false;
+    loop {
+        let now = Instant::now();
+        if status.is_none() && now >= deadline {
+            timed_out = true;
+            break;
+        }
+        if let Some(at) = exited_at
+            && now >= at + DRAIN
+        {
+            break;
+        }
+        let wait = deadline
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(50));
+        match rx.recv_timeout(wait) {
+            Ok(line) => on_line(&line),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                if status.is_some() {
+                    break;
+                }
+                // Stdout closed; wait for the exit (or the deadline) below.
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        if status.is_none()
+            && let Some(s) = child.try_wait()?
+        {
+            status = Some(s);
+            exited_at = Some(Instant::now());
+        }
+    }
+    kill_group(pgid);
+    if status.is_none() {
+        // Killed: reap it (SIGKILL cannot be ignored, so this returns promptly).
+        let reaped = child.wait()?;
+        if !timed_out {
+            status = Some(reaped);
+        }
+    }
+    // Lines already read before the kill.
+    while let Ok(line) = rx.try_recv() {
+        on_line(&line);
+    }
+    let stderr_tail = {
+        let t = tail.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes: Vec<u8> = t.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Ok(Finished {
+        status,
+        timed_out,
+        stderr_tail,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Kill every process of the group `pgid` (no error when none is left).
+fn kill_group(pgid: libc::pid_t) {
+    if pgid > 0 {
+        // SAFETY: plain system call; a negative pid addresses the process group.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gone(pid: i32) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.is_empty()
+            || stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    }
+
+    #[test]
+    fn a_child_left_running_after_the_harness_exits_is_killed_and_does_not_hold_the_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let argv: Vec<String> = ["sh", "-c", "sleep 300 & echo $!; echo done; echo oops >&2"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut lines = Vec::new();
+        let started = Instant::now();
+        let done = run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::from([("X".to_string(), "1".to_string())]),
+                deadline: Duration::from_secs(60),
+            },
+            |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "held by the child"
+        );
+        assert!(!done.timed_out);
+        assert!(done.status.unwrap().success());
+        assert_eq!(lines[1], "done");
+        assert_eq!(done.stderr_tail.trim(), "oops");
+        let pid: i32 = lines[0].parse().unwrap();
+        // SIGKILL is delivered asynchronously; give the kernel a moment.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !gone(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(pid), "the background child {pid} outlived the turn");
+    }
+
+    #[test]
+    fn the_deadline_kills_the_group_and_keeps_what_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let argv: Vec<String> = ["sh", "-c", "echo first; exec sleep 300"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut lines = Vec::new();
+        let done = run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::new(),
+                deadline: Duration::from_millis(500),
+            },
+            |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        assert!(done.timed_out);
+        assert!(done.status.is_none());
+        assert_eq!(lines, ["first"]);
+        assert!(done.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        let argv = vec!["/nonexistent/bin".to_string()];
+        let err = run(
+            &Spawn {
+                argv: &argv,
+                cwd: Path::new("/"),
+                env: &BTreeMap::new(),
+                deadline: Duration::from_secs(1),
+            },
+            |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    }
+}

@@ -1,0 +1,185 @@
+//! Codex CLI's `codex exec --json`: one thread event per line.
+//!
+//! * `{"type":"thread.started","thread_id"}` — the id `codex exec resume <id>` takes;
+//! * `{"type":"turn.started"}`, `{"type":"turn.completed","usage":{"input_tokens",
+//!   "cached_input_tokens","output_tokens"}}`, `{"type":"turn.failed","error":{"message"}}`,
+//!   `{"type":"error","message"}`;
+//! * `{"type":"item.started"|"item.updated"|"item.completed","item":{"id","type",...}}` with
+//!   item types `agent_message` (`text`), `reasoning` (`text`), `command_execution`
+//!   (`command`, `aggregated_output`, `exit_code`, `status`), `file_change` (`changes`,
+//!   `status`), `mcp_tool_call` (`server`, `tool`, `arguments`, `result`, `error`, `status`),
+//!   `web_search` (`query`), `todo_list` (`items`), `error` (`message`).
+//!
+//! Codex's input tokens include the cached ones (OpenAI's convention). Codex reports no cost.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::{Event, HarnessUsage, StreamParser, json_line, str_of, u64_of};
+
+#[derive(Debug, Default)]
+pub struct CodexParser {
+    /// Items started and not completed yet, by id.
+    started: BTreeMap<String, Value>,
+    last_message: Option<String>,
+}
+
+impl StreamParser for CodexParser {
+    fn line(&mut self, line: &str) -> Vec<Event> {
+        if line.trim().is_empty() {
+            return Vec::new();
+        }
+        let Some(obj) = json_line(line) else {
+            return vec![Event::Unparsed(line.to_string())];
+        };
+        let v = Value::Object(obj);
+        let mut out = Vec::new();
+        match v.get("type").and_then(Value::as_str) {
+            Some("thread.started") => {
+                if let Some(id) = str_of(&v, "thread_id") {
+                    out.push(Event::Session(id));
+                }
+            }
+            Some("turn.completed") => {
+                let u = v.get("usage").cloned().unwrap_or(Value::Null);
+                out.push(Event::Usage(HarnessUsage {
+                    input_tokens: u64_of(&u, "input_tokens"),
+                    cached_input_tokens: u64_of(&u, "cached_input_tokens"),
+                    cache_write_tokens: 0,
+                    output_tokens: u64_of(&u, "output_tokens"),
+                    cost_usd: None,
+                    model_calls: None,
+                    raw: u,
+                }));
+                if let Some(text) = self.last_message.take() {
+                    out.push(Event::Final(text));
+                }
+            }
+            Some("turn.failed") => {
+                let msg = v
+                    .get("error")
+                    .and_then(|e| str_of(e, "message"))
+                    .unwrap_or_else(|| "turn failed".into());
+                out.push(Event::Error(msg));
+            }
+            Some("error") => {
+                out.push(Event::Error(
+                    str_of(&v, "message").unwrap_or_else(|| "error".into()),
+                ));
+            }
+            Some("item.started") => {
+                if let Some(item) = v.get("item")
+                    && let Some(id) = str_of(item, "id")
+                {
+                    self.started.insert(id, item.clone());
+                }
+            }
+            Some("item.completed") => {
+                if let Some(item) = v.get("item") {
+                    if let Some(id) = str_of(item, "id") {
+                        self.started.remove(&id);
+                    }
+                    out.extend(self.item(item, true));
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn finish(&mut self, _stderr: &str) -> Vec<Event> {
+        // Items the harness started but never completed (it was stopped): the call, no result.
+        let started = std::mem::take(&mut self.started);
+        let mut out = Vec::new();
+        for item in started.values() {
+            out.extend(self.item(item, false));
+        }
+        out
+    }
+}
+
+impl CodexParser {
+    fn item(&mut self, item: &Value, completed: bool) -> Vec<Event> {
+        let id = str_of(item, "id").unwrap_or_default();
+        let failed = str_of(item, "status").as_deref() == Some("failed");
+        let call = |tool: &str, input: Value, bureau: bool| Event::ToolCall {
+            id: id.clone(),
+            tool: tool.to_string(),
+            input,
+            bureau,
+        };
+        let result = |output: Value, is_error: bool| Event::ToolResult {
+            id: id.clone(),
+            output,
+            is_error,
+        };
+        let mut out = Vec::new();
+        match item.get("type").and_then(Value::as_str) {
+            Some("agent_message") => {
+                if let Some(t) = str_of(item, "text") {
+                    self.last_message = Some(t.clone());
+                    out.push(Event::Message(t));
+                }
+            }
+            Some("command_execution") => {
+                out.push(call(
+                    "command_execution",
+                    json!({"command": item.get("command").cloned().unwrap_or(Value::Null)}),
+                    false,
+                ));
+                if completed {
+                    let exit = item.get("exit_code").and_then(Value::as_i64);
+                    out.push(result(
+                        json!({
+                            "exit_code": exit,
+                            "output": item.get("aggregated_output").cloned().unwrap_or(Value::Null),
+                        }),
+                        failed || exit.is_some_and(|c| c != 0),
+                    ));
+                }
+            }
+            Some("file_change") => {
+                out.push(call(
+                    "file_change",
+                    json!({"changes": item.get("changes").cloned().unwrap_or(Value::Null)}),
+                    false,
+                ));
+                if completed {
+                    out.push(result(json!({"status": item.get("status")}), failed));
+                }
+            }
+            Some("mcp_tool_call") => {
+                let server = str_of(item, "server").unwrap_or_default();
+                let tool = str_of(item, "tool").unwrap_or_default();
+                out.push(call(
+                    &format!("mcp:{server}:{tool}"),
+                    item.get("arguments").cloned().unwrap_or(Value::Null),
+                    server == "bureau",
+                ));
+                if completed {
+                    let error = item.get("error").filter(|e| !e.is_null());
+                    out.push(match error {
+                        Some(e) => result(e.clone(), true),
+                        None => result(item.get("result").cloned().unwrap_or(Value::Null), failed),
+                    });
+                }
+            }
+            Some("web_search") => {
+                out.push(call(
+                    "web_search",
+                    json!({"query": item.get("query").cloned().unwrap_or(Value::Null)}),
+                    false,
+                ));
+            }
+            Some("error") => {
+                out.push(Event::Error(
+                    str_of(item, "message").unwrap_or_else(|| "error item".into()),
+                ));
+            }
+            // reasoning, todo_list: the model's own bookkeeping, not actions.
+            _ => {}
+        }
+        out
+    }
+}

@@ -1,0 +1,182 @@
+//! OpenClaw's `openclaw agent --local --json`: stdout ends with one JSON envelope
+//! (`{"payloads":[{"text","isReasoning"?}],"meta":{"agentMeta":{"sessionId","sessionFile",
+//! "usage":{"input","output","cacheRead","cacheWrite"}},"finalAssistantVisibleText"?}}`);
+//! the tool calls are in the session transcript it names (`sessionFile`, JSONL: rows
+//! `{"type":"message","message":{"role":"user"|"assistant"|"toolResult",...}}`, assistant
+//! content blocks `{"type":"text","text"}` / `{"type":"toolCall","id","name","arguments"}`,
+//! tool results with `toolCallId` and `content`).
+//!
+//! Only the transcript rows after its last `user` row (this turn's prompt) are read. How
+//! OpenClaw names the tools of an MCP server in its transcript is not documented; calls
+//! named `bureau__<tool>`, `bureau_<tool>`, `bureau.<tool>` or `mcp__bureau__<tool>` are
+//! taken as Bureau's (already recorded by the tool session).
+
+use serde_json::Value;
+
+use super::{Event, HarnessUsage, StreamParser, str_of, u64_of};
+
+#[derive(Debug, Default)]
+pub struct OpenClawParser {
+    stdout: String,
+}
+
+impl StreamParser for OpenClawParser {
+    fn line(&mut self, line: &str) -> Vec<Event> {
+        self.stdout.push_str(line);
+        self.stdout.push('\n');
+        Vec::new()
+    }
+
+    fn finish(&mut self, _stderr: &str) -> Vec<Event> {
+        let Some(envelope) = last_json_object(&self.stdout) else {
+            let text = self.stdout.trim();
+            return if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![Event::Unparsed(text.to_string())]
+            };
+        };
+        let mut out = Vec::new();
+        let agent_meta = envelope
+            .get("meta")
+            .and_then(|m| m.get("agentMeta"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if let Some(id) = str_of(&agent_meta, "sessionId") {
+            out.push(Event::Session(id));
+        }
+        if let Some(path) = str_of(&agent_meta, "sessionFile")
+            && let Ok(text) = std::fs::read_to_string(&path)
+        {
+            out.extend(transcript_events(&text));
+        }
+        if let Some(u) = agent_meta.get("usage") {
+            let cache_read = u64_of(u, "cacheRead");
+            let cache_write = u64_of(u, "cacheWrite");
+            out.push(Event::Usage(HarnessUsage {
+                input_tokens: u64_of(u, "input") + cache_read + cache_write,
+                cached_input_tokens: cache_read,
+                cache_write_tokens: cache_write,
+                output_tokens: u64_of(u, "output"),
+                cost_usd: None,
+                model_calls: None,
+                raw: u.clone(),
+            }));
+        }
+        let texts: Vec<String> = envelope
+            .get("payloads")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.get("isReasoning").and_then(Value::as_bool) != Some(true))
+            .filter_map(|p| str_of(p, "text"))
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let final_text = if texts.is_empty() {
+            envelope
+                .get("meta")
+                .and_then(|m| str_of(m, "finalAssistantVisibleText"))
+        } else {
+            Some(texts.join("\n\n"))
+        };
+        if let Some(text) = final_text {
+            out.push(Event::Final(text));
+        }
+        out
+    }
+}
+
+/// The last JSON object of `text` that runs to its end (logs may come before it).
+fn last_json_object(text: &str) -> Option<Value> {
+    let text = text.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+        return Some(v);
+    }
+    text.char_indices()
+        .rev()
+        .filter(|(_, c)| *c == '{')
+        .find_map(|(i, _)| match serde_json::from_str::<Value>(&text[i..]) {
+            Ok(v @ Value::Object(_)) => Some(v),
+            _ => None,
+        })
+}
+
+fn is_bureau_tool(name: &str) -> bool {
+    ["bureau__", "bureau_", "bureau.", "mcp__bureau__"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// The events of the transcript rows after its last user message.
+fn transcript_events(text: &str) -> Vec<Event> {
+    let messages: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("message"))
+        .filter_map(|r| r.get("message").cloned())
+        .collect();
+    let start = messages
+        .iter()
+        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for m in &messages[start..] {
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                for block in m
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(t) = str_of(block, "text")
+                                && !t.trim().is_empty()
+                            {
+                                out.push(Event::Message(t));
+                            }
+                        }
+                        Some("toolCall") => {
+                            let tool = str_of(block, "name").unwrap_or_default();
+                            let input = match block.get("arguments") {
+                                Some(Value::String(s)) => serde_json::from_str(s)
+                                    .unwrap_or_else(|_| Value::String(s.clone())),
+                                Some(v) => v.clone(),
+                                None => Value::Null,
+                            };
+                            out.push(Event::ToolCall {
+                                id: str_of(block, "id").unwrap_or_default(),
+                                bureau: is_bureau_tool(&tool),
+                                tool,
+                                input,
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some("toolResult") => {
+                let output = match m.get("content") {
+                    Some(Value::Array(blocks)) => Value::String(
+                        blocks
+                            .iter()
+                            .filter_map(|b| b.get("text").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    ),
+                    Some(v) => v.clone(),
+                    None => Value::Null,
+                };
+                out.push(Event::ToolResult {
+                    id: str_of(m, "toolCallId").unwrap_or_default(),
+                    output,
+                    is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
