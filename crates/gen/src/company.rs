@@ -12,7 +12,6 @@ pub(crate) struct Person {
     pub first: String,
     pub last: String,
     pub email: String,
-    pub handle: String,
     pub title: String,
     pub department: String,
     pub phone: String,
@@ -68,8 +67,8 @@ const CORE: &[(&str, &str, &str)] = &[
 
 const FIRST: &[&str] = &[
     "Aisha", "Bram", "Chloe", "Dmitri", "Esther", "Felix", "Greta", "Hugo", "Ines", "Jasper",
-    "Keiko", "Lars", "Mei", "Nadia", "Oskar", "Paula", "Quentin", "Rosa", "Sanne", "Theo",
-    "Umar", "Vera", "Wout", "Ximena", "Yusuf", "Zara", "Anouk", "Bastian", "Carmen", "Diego",
+    "Keiko", "Lars", "Mei", "Nadia", "Oskar", "Paula", "Quentin", "Rosa", "Sanne", "Theo", "Umar",
+    "Vera", "Wout", "Ximena", "Yusuf", "Zara", "Anouk", "Bastian", "Carmen", "Diego",
 ];
 const LAST: &[&str] = &[
     "Alvarez", "Berg", "Chen", "Dijkstra", "Eriksen", "Fontaine", "Gupta", "Hoekstra", "Ivanova",
@@ -91,8 +90,7 @@ const TITLES: &[(&str, &str)] = &[
     ("Financial Analyst", "Finance"),
 ];
 const PRODUCTS: &[&str] = &[
-    "Kestrel", "Heron", "Osprey", "Plover", "Tern", "Merlin", "Avocet", "Curlew", "Dunlin",
-    "Egret",
+    "Kestrel", "Heron", "Osprey", "Plover", "Tern", "Merlin", "Avocet", "Curlew", "Dunlin", "Egret",
 ];
 const KINDS: &[&str] = &[
     "Flow Meter",
@@ -138,16 +136,23 @@ impl Company {
         let mut people = Vec::new();
         let make = |name: &str, title: &str, dept: &str, rng: &mut Rng| {
             let (first, last) = name.split_once(' ').unwrap_or((name, ""));
-            let local = format!("{}.{}", ascii_slug(first), ascii_slug(last).replace('_', ""));
+            let local = format!(
+                "{}.{}",
+                ascii_slug(first),
+                ascii_slug(last).replace('_', "")
+            );
             Person {
                 name: name.to_string(),
                 first: first.to_string(),
                 last: last.to_string(),
                 email: format!("{local}@{domain}"),
-                handle: ascii_slug(first),
                 title: title.to_string(),
                 department: dept.to_string(),
-                phone: format!("+31 10 {:03} {:04}", rng.range(200, 899), rng.range(0, 9999)),
+                phone: format!(
+                    "+31 10 {:03} {:04}",
+                    rng.range(200, 899),
+                    rng.range(0, 9999)
+                ),
             }
         };
         for (name, title, dept) in CORE {
@@ -227,7 +232,7 @@ pub(crate) fn thousands(n: i64) -> String {
     let s = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -131,7 +131,11 @@ impl Doc {
 
     /// Plain text: underlined headings, `* ` lists, aligned tables.
     pub(crate) fn to_plain(&self) -> String {
-        let mut s = format!("{}\n{}\n", self.title, "=".repeat(self.title.chars().count()));
+        let mut s = format!(
+            "{}\n{}\n",
+            self.title,
+            "=".repeat(self.title.chars().count())
+        );
         for b in &self.blocks {
             s.push('\n');
             match b {

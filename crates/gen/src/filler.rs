@@ -103,7 +103,14 @@ pub(crate) fn table(c: &Company, f: &FileCtx, rng: &mut Rng) -> Table {
     match rng.below(4) {
         0 => Table {
             name: "Inventory".into(),
-            header: vec!["SKU".into(), "Product".into(), "Warehouse".into(), "On hand".into(), "Reorder point".into()],
+            header: vec![
+                "SKU".into(),
+                "Product".into(),
+                "Warehouse".into(),
+                "On hand".into(),
+                "Reorder point".into(),
+                "Unit price (EUR)".into(),
+            ],
             rows: (0..n)
                 .map(|_| {
                     let p = rng.pick(&c.products);
@@ -114,6 +121,7 @@ pub(crate) fn table(c: &Company, f: &FileCtx, rng: &mut Rng) -> Table {
                         Val::Text(r.city.to_string()),
                         Val::Num(rng.range(0, 900) as f64),
                         Val::Num(rng.range(20, 120) as f64),
+                        Val::Num(f64::from(p.price)),
                     ]
                 })
                 .collect(),
@@ -121,7 +129,13 @@ pub(crate) fn table(c: &Company, f: &FileCtx, rng: &mut Rng) -> Table {
         },
         1 => Table {
             name: "Tickets".into(),
-            header: vec!["Ticket".into(), "Opened".into(), "Owner".into(), "Priority".into(), "Hours".into()],
+            header: vec![
+                "Ticket".into(),
+                "Opened".into(),
+                "Owner".into(),
+                "Priority".into(),
+                "Hours".into(),
+            ],
             rows: (0..n)
                 .map(|i| {
                     vec![
@@ -137,7 +151,12 @@ pub(crate) fn table(c: &Company, f: &FileCtx, rng: &mut Rng) -> Table {
         },
         2 => Table {
             name: "Timesheet".into(),
-            header: vec!["Date".into(), "Person".into(), "Project".into(), "Hours".into()],
+            header: vec![
+                "Date".into(),
+                "Person".into(),
+                "Project".into(),
+                "Hours".into(),
+            ],
             rows: (0..n)
                 .map(|i| {
                     vec![
@@ -152,7 +171,12 @@ pub(crate) fn table(c: &Company, f: &FileCtx, rng: &mut Rng) -> Table {
         },
         _ => Table {
             name: "Measurements".into(),
-            header: vec!["Sample".into(), "Temperature C".into(), "Flow l/min".into(), "Pressure kPa".into()],
+            header: vec![
+                "Sample".into(),
+                "Temperature C".into(),
+                "Flow l/min".into(),
+                "Pressure kPa".into(),
+            ],
             rows: (0..n)
                 .map(|i| {
                     vec![
@@ -172,14 +196,27 @@ pub(crate) fn mails(c: &Company, f: &FileCtx, rng: &mut Rng, n: usize) -> Vec<Ma
     let mut out: Vec<Mail> = Vec::new();
     let subject = format!(
         "{} — {}",
-        rng.pick(&["Quick question", "Update", "Re: schedule", "Shipment", "Follow-up", "FYI"]),
+        rng.pick(&[
+            "Quick question",
+            "Update",
+            "Re: schedule",
+            "Shipment",
+            "Follow-up",
+            "FYI"
+        ]),
         rng.pick(&c.products).name
     );
     let a = rng.below(c.people.len());
     let b = (a + 1 + rng.below(c.people.len() - 1)) % c.people.len();
     for i in 0..n {
         let (from, to) = if i % 2 == 0 { (a, b) } else { (b, a) };
-        let id = format!("{}.{}.{}@{}", ascii_slug(f.stem), i, rng.u64() % 1_000_000, c.domain);
+        let id = format!(
+            "{}.{}.{}@{}",
+            ascii_slug(f.stem),
+            i,
+            rng.u64() % 1_000_000,
+            c.domain
+        );
         let body = format!(
             "Hi {},\n\nCould you {}? I would like to close this before {}.\n\nThanks,\n{}\n",
             c.person(to).first,
@@ -191,7 +228,11 @@ pub(crate) fn mails(c: &Company, f: &FileCtx, rng: &mut Rng, n: usize) -> Vec<Ma
             from,
             to: vec![to],
             cc: vec![],
-            subject: if i == 0 { subject.clone() } else { format!("Re: {subject}") },
+            subject: if i == 0 {
+                subject.clone()
+            } else {
+                format!("Re: {subject}")
+            },
             body,
             at: at(f.date, 9 + (i as u32 % 8), rng.below(60) as u32),
             in_reply_to: out.last().map(|m| m.id.clone()),
@@ -205,7 +246,9 @@ pub(crate) fn events(c: &Company, f: &FileCtx, rng: &mut Rng) -> Vec<Event> {
     (0..1 + rng.below(4))
         .map(|i| {
             let org = rng.below(c.people.len());
-            let mut att: Vec<usize> = (0..2 + rng.below(3)).map(|_| rng.below(c.people.len())).collect();
+            let mut att: Vec<usize> = (0..2 + rng.below(3))
+                .map(|_| rng.below(c.people.len()))
+                .collect();
             att.sort_unstable();
             att.dedup();
             Event {
@@ -213,7 +256,11 @@ pub(crate) fn events(c: &Company, f: &FileCtx, rng: &mut Rng) -> Vec<Event> {
                 summary: format!("{} sync", rng.pick(&c.products).name),
                 description: format!("Agenda: {}.", rng.pick(ACTIONS)),
                 location: format!("{} office", rng.pick(&c.regions).city),
-                start: at(f.date + Duration::days(i as i64 * 7), 9 + rng.below(8) as u32, 0),
+                start: at(
+                    f.date + Duration::days(i as i64 * 7),
+                    9 + rng.below(8) as u32,
+                    0,
+                ),
                 minutes: 30 * (1 + rng.below(3) as i64),
                 organizer: org,
                 attendees: att,
@@ -244,14 +291,24 @@ pub(crate) fn text(id: &str, c: &Company, f: &FileCtx, rng: &mut Rng) -> String 
     let p = rng.pick(&c.products).clone();
     let r = rng.pick(&c.regions).clone();
     let person = c.person(rng.below(c.people.len())).clone();
-    let svc = ident(&format!("{}_{}", p.name.split(' ').next().unwrap_or("core"), rng.pick(&["api", "sync", "ingest", "billing", "telemetry", "scheduler"])));
+    let svc = ident(&format!(
+        "{}_{}",
+        p.name.split(' ').next().unwrap_or("core"),
+        rng.pick(&["api", "sync", "ingest", "billing", "telemetry", "scheduler"])
+    ));
     let port = 8000 + rng.below(900);
     let limit = 10 + rng.below(90);
     let stem_ident = ident(f.stem);
     let is_ident = !f.stem.is_empty()
-        && f.stem.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        && f.stem
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
         && !f.stem.starts_with(|ch: char| ch.is_ascii_digit());
-    let class = if is_ident { f.stem.to_string() } else { pascal(f.stem) };
+    let class = if is_ident {
+        f.stem.to_string()
+    } else {
+        pascal(f.stem)
+    };
     match id {
         "py" => format!(
             "\"\"\"{} helpers for {} ({}).\"\"\"\n\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Reading:\n    sku: str\n    value: float\n\n\nLIMIT = {limit}\n\n\ndef over_limit(readings):\n    \"\"\"Readings above LIMIT, highest first.\"\"\"\n    hits = [r for r in readings if r.value > LIMIT]\n    return sorted(hits, key=lambda r: r.value, reverse=True)\n\n\nif __name__ == \"__main__\":\n    sample = [Reading(\"{}\", {}.5), Reading(\"{}\", 3.0)]\n    print(over_limit(sample))\n",
@@ -457,7 +514,7 @@ pub(crate) fn text(id: &str, c: &Company, f: &FileCtx, rng: &mut Rng) -> String 
                     s
                 }
                 _ => {
-                    let mut s = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"{}\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><name>{} route</name><trkseg>\n", xml_escape(c.name), xml_escape(&r.name));
+                    let mut s = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"{}\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><name>{} route</name><trkseg>\n", xml_escape(c.name), xml_escape(r.name));
                     for (_, lat, lon) in &pts {
                         s.push_str(&format!("  <trkpt lat=\"{lat}\" lon=\"{lon}\"></trkpt>\n"));
                     }
@@ -567,7 +624,13 @@ pub(crate) fn notebook(title: &str, code: &[String]) -> String {
         let n = v.len();
         v.iter()
             .enumerate()
-            .map(|(i, l)| if i + 1 < n { format!("{l}\n") } else { l.to_string() })
+            .map(|(i, l)| {
+                if i + 1 < n {
+                    format!("{l}\n")
+                } else {
+                    l.to_string()
+                }
+            })
             .collect()
     };
     let mut cells = vec![serde_json::json!({

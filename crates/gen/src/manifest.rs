@@ -192,7 +192,9 @@ pub(crate) fn write(
 
 /// Write the files (in parallel) and set each one's modification time to its date.
 fn write_files(plan: &Plan, bytes: &[Vec<u8>], out: &Path) -> Result<(), GenError> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
     let chunk = plan.files.len().div_ceil(workers).max(1);
     let pairs: Vec<(&crate::plan::Planned, &Vec<u8>)> = plan.files.iter().zip(bytes).collect();
     std::thread::scope(|s| {

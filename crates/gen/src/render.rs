@@ -140,13 +140,23 @@ pub(crate) fn doc_as(
             };
             mail_as(id, &[m], c, f)?
         }
-        other => return Err(fail(f.path, format!("a document cannot be written as {other}"))),
+        other => {
+            return Err(fail(
+                f.path,
+                format!("a document cannot be written as {other}"),
+            ));
+        }
     })
 }
 
 fn rst(d: &Doc) -> String {
     let bar = |t: &str, ch: char| ch.to_string().repeat(t.chars().count().max(1));
-    let mut s = format!("{}\n{}\n{}\n", bar(&d.title, '='), d.title, bar(&d.title, '='));
+    let mut s = format!(
+        "{}\n{}\n{}\n",
+        bar(&d.title, '='),
+        d.title,
+        bar(&d.title, '=')
+    );
     for b in &d.blocks {
         s.push('\n');
         match b {
@@ -402,7 +412,11 @@ fn workbook(t: &Table) -> Result<Workbook, String> {
         wb.set_input(s, CellRef::new(row, 0), "Total")?;
         for &col in &t.total_cols {
             let l = sheet::col_letters(col as u32);
-            wb.set_input(s, CellRef::new(row, col as u32), &format!("=SUM({l}2:{l}{last})"))?;
+            wb.set_input(
+                s,
+                CellRef::new(row, col as u32),
+                &format!("=SUM({l}2:{l}{last})"),
+            )?;
         }
         wb.recalculate();
     }
@@ -448,7 +462,8 @@ impl CsvW {
                 .any(|b| b == self.sep || b == b'"' || b == b'\n' || b == b'\r')
             {
                 self.out.push(b'"');
-                self.out.extend_from_slice(c.replace('"', "\"\"").as_bytes());
+                self.out
+                    .extend_from_slice(c.replace('"', "\"\"").as_bytes());
                 self.out.push(b'"');
             } else {
                 self.out.extend_from_slice(c.as_bytes());
@@ -567,7 +582,10 @@ pub(crate) fn table_as(
                         Val::Text(x) => format!("'{}'", x.replace('\'', "''")),
                     })
                     .collect();
-                s.push_str(&format!("INSERT INTO {table} VALUES ({});\n", vals.join(", ")));
+                s.push_str(&format!(
+                    "INSERT INTO {table} VALUES ({});\n",
+                    vals.join(", ")
+                ));
             }
             s.into_bytes()
         }
@@ -625,7 +643,12 @@ pub(crate) fn table_as(
             doc_as(id, &d, c, f, rng)?
         }
         "png" | "jpg" | "gif" | "svg" => image(id, t, f, rng)?,
-        other => return Err(fail(f.path, format!("a table cannot be written as {other}"))),
+        other => {
+            return Err(fail(
+                f.path,
+                format!("a table cannot be written as {other}"),
+            ));
+        }
     })
 }
 
@@ -743,7 +766,11 @@ fn series(t: &Table) -> Vec<(String, f64)> {
     let col = t.header.len().saturating_sub(1);
     let col = (0..t.header.len())
         .rev()
-        .find(|i| t.rows.iter().any(|r| matches!(r.get(*i), Some(Val::Num(_)))))
+        .find(|i| {
+            t.rows
+                .iter()
+                .any(|r| matches!(r.get(*i), Some(Val::Num(_))))
+        })
         .unwrap_or(col);
     t.rows
         .iter()
@@ -813,7 +840,11 @@ pub(crate) fn image(id: &str, t: &Table, f: &FileCtx, rng: &mut Rng) -> Result<V
         "jpg" => {
             // A "photo": a soft gradient with grain.
             let (w, h) = (192usize, 128usize);
-            let (r0, g0, b0) = (rng.below(120) as u8, rng.below(120) as u8, rng.below(120) as u8);
+            let (r0, g0, b0) = (
+                rng.below(120) as u8,
+                rng.below(120) as u8,
+                rng.below(120) as u8,
+            );
             let mut px = Vec::with_capacity(w * h * 3);
             for y in 0..h {
                 for x in 0..w {
@@ -836,7 +867,9 @@ pub(crate) fn image(id: &str, t: &Table, f: &FileCtx, rng: &mut Rng) -> Result<V
                 .chunks(3)
                 .find(|p| p != &[255, 255, 255] && p != &[40, 40, 40])
                 .map_or([31u8, 119, 180], |p| [p[0], p[1], p[2]]);
-            let palette = [255u8, 255, 255, 40, 40, 40, bar[0], bar[1], bar[2], 200, 200, 200];
+            let palette = [
+                255u8, 255, 255, 40, 40, 40, bar[0], bar[1], bar[2], 200, 200, 200,
+            ];
             let idx: Vec<u8> = px
                 .chunks(3)
                 .map(|p| match p {
@@ -900,12 +933,18 @@ fn archive(id: &str, c: &Company, f: &FileCtx, rng: &mut Rng) -> Result<Vec<u8>,
     for i in 0..n {
         let t = filler::table(c, f, rng);
         let (name, bytes) = match i % 3 {
-            0 => (format!("{}_{i}.csv", ascii_slug(&t.name)), table_as("csv", &t, c, f, rng)?),
+            0 => (
+                format!("{}_{i}.csv", ascii_slug(&t.name)),
+                table_as("csv", &t, c, f, rng)?,
+            ),
             1 => (
                 format!("notes_{i}.txt"),
                 filler::doc(c, f, rng).to_plain().into_bytes(),
             ),
-            _ => (format!("run_{i}.log"), filler::text("log", c, f, rng).into_bytes()),
+            _ => (
+                format!("run_{i}.log"),
+                filler::text("log", c, f, rng).into_bytes(),
+            ),
         };
         members.push((name, bytes));
     }
@@ -955,11 +994,7 @@ fn archive(id: &str, c: &Company, f: &FileCtx, rng: &mut Rng) -> Result<Vec<u8>,
             }
         }
         _ => {
-            let inner = members
-                .into_iter()
-                .next()
-                .map(|m| m.1)
-                .unwrap_or_default();
+            let inner = members.into_iter().next().map(|m| m.1).unwrap_or_default();
             gzip(&inner, f)
         }
     }

@@ -14,14 +14,23 @@ fn tree(root: &Path) -> BTreeMap<String, String> {
         for e in std::fs::read_dir(&d).unwrap() {
             let e = e.unwrap();
             let p = e.path();
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             if rel == MANIFEST_DIR {
                 continue;
             }
             if e.file_type().unwrap().is_dir() {
                 stack.push(p);
             } else {
-                out.insert(rel, blake3::hash(&std::fs::read(&p).unwrap()).to_hex().to_string());
+                out.insert(
+                    rel,
+                    blake3::hash(&std::fs::read(&p).unwrap())
+                        .to_hex()
+                        .to_string(),
+                );
             }
         }
     }
@@ -36,7 +45,11 @@ fn gen_into(spec: GenSpec) -> (tempfile::TempDir, Manifest) {
 
 #[test]
 fn same_spec_gives_a_byte_identical_tree_and_manifest() {
-    let spec = GenSpec { persona: Persona::Researcher, files: 300, seed: 11 };
+    let spec = GenSpec {
+        persona: Persona::Researcher,
+        files: 300,
+        seed: 11,
+    };
     let (a, ma) = gen_into(spec);
     let (b, mb) = gen_into(spec);
     assert_eq!(tree(a.path()), tree(b.path()));
@@ -46,40 +59,73 @@ fn same_spec_gives_a_byte_identical_tree_and_manifest() {
     assert_eq!(ma, mb);
     // Modification times are the documents' dates, not the clock.
     let f = &ma.files[0];
-    let t = std::fs::metadata(a.path().join(&f.path)).unwrap().modified().unwrap();
+    let t = std::fs::metadata(a.path().join(&f.path))
+        .unwrap()
+        .modified()
+        .unwrap();
     let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     assert!(secs < 1_900_000_000 && secs > 1_600_000_000, "mtime {secs}");
 }
 
 #[test]
 fn another_seed_gives_another_tree() {
-    let (a, _) = gen_into(GenSpec { persona: Persona::OperationsManager, files: 120, seed: 1 });
-    let (b, _) = gen_into(GenSpec { persona: Persona::OperationsManager, files: 120, seed: 2 });
+    let (a, _) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 120,
+        seed: 1,
+    });
+    let (b, _) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 120,
+        seed: 2,
+    });
     assert_ne!(tree(a.path()), tree(b.path()));
 }
 
 #[test]
 fn the_manifest_lists_exactly_the_files_on_disk() {
     for persona in Persona::ALL {
-        let (dir, m) = gen_into(GenSpec { persona, files: 250, seed: 3 });
+        let (dir, m) = gen_into(GenSpec {
+            persona,
+            files: 250,
+            seed: 3,
+        });
         let on_disk = tree(dir.path());
         assert_eq!(on_disk.len(), 250, "{persona}: file count");
         assert_eq!(m.stats.files, 250);
-        let listed: BTreeMap<String, String> =
-            m.files.iter().map(|f| (f.path.clone(), f.blake3.clone())).collect();
+        let listed: BTreeMap<String, String> = m
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.blake3.clone()))
+            .collect();
         assert_eq!(on_disk, listed, "{persona}: manifest and disk differ");
-        assert!(m.stats.max_depth <= 8, "{persona}: depth {}", m.stats.max_depth);
-        assert!(m.stats.max_depth >= 6, "{persona}: depth {}", m.stats.max_depth);
+        assert!(
+            m.stats.max_depth <= 8,
+            "{persona}: depth {}",
+            m.stats.max_depth
+        );
+        assert!(
+            m.stats.max_depth >= 6,
+            "{persona}: depth {}",
+            m.stats.max_depth
+        );
         // Every referenced path exists.
         let paths: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
         for f in &m.facts {
             assert!(!f.files.is_empty(), "{}: no files", f.id);
             for p in &f.files {
-                assert!(paths.contains(p.as_str()), "fact {} names missing {p}", f.id);
+                assert!(
+                    paths.contains(p.as_str()),
+                    "fact {} names missing {p}",
+                    f.id
+                );
             }
         }
         for d in &m.derivations {
-            assert!(paths.contains(d.source.as_str()) && paths.contains(d.derived.as_str()), "{d:?}");
+            assert!(
+                paths.contains(d.source.as_str()) && paths.contains(d.derived.as_str()),
+                "{d:?}"
+            );
         }
         for c in &m.chains {
             assert_eq!(c.versions.len(), 3);
@@ -88,12 +134,22 @@ fn the_manifest_lists_exactly_the_files_on_disk() {
             }
         }
         // Duplicates repeat their original's bytes.
-        let by_path: BTreeMap<&str, &str> =
-            m.files.iter().map(|f| (f.path.as_str(), f.blake3.as_str())).collect();
-        let dupes: Vec<_> = m.files.iter().filter(|f| f.duplicate_of.is_some()).collect();
+        let by_path: BTreeMap<&str, &str> = m
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.blake3.as_str()))
+            .collect();
+        let dupes: Vec<_> = m
+            .files
+            .iter()
+            .filter(|f| f.duplicate_of.is_some())
+            .collect();
         assert!(!dupes.is_empty(), "{persona}: no duplicates");
         for f in dupes {
-            assert_eq!(Some(&f.blake3.as_str()), by_path.get(f.duplicate_of.as_deref().unwrap()));
+            assert_eq!(
+                Some(&f.blake3.as_str()),
+                by_path.get(f.duplicate_of.as_deref().unwrap())
+            );
         }
     }
 }
@@ -102,7 +158,11 @@ fn the_manifest_lists_exactly_the_files_on_disk() {
 fn every_type_appears_and_each_persona_has_at_least_seventy() {
     let mut all = BTreeSet::new();
     for persona in Persona::ALL {
-        let (_d, m) = gen_into(GenSpec { persona, files: 200, seed: 5 });
+        let (_d, m) = gen_into(GenSpec {
+            persona,
+            files: 200,
+            seed: 5,
+        });
         let types: BTreeSet<String> = m.files.iter().map(|f| f.ty.clone()).collect();
         assert!(types.len() >= 70, "{persona}: only {} types", types.len());
         assert_eq!(m.stats.types, types.len());
@@ -117,18 +177,34 @@ fn every_type_appears_and_each_persona_has_at_least_seventy() {
 fn planted_facts_are_stated_in_every_file_the_manifest_names() {
     use bureau_formats::{office, text};
     for persona in Persona::ALL {
-        let (dir, m) = gen_into(GenSpec { persona, files: 900, seed: 9 });
+        let (dir, m) = gen_into(GenSpec {
+            persona,
+            files: 900,
+            seed: 9,
+        });
         assert!(m.facts.len() >= 10, "{persona}: {} facts", m.facts.len());
         assert!(m.chains.len() >= 2, "{persona}: {} chains", m.chains.len());
-        assert!(m.derivations.len() >= 20, "{persona}: {} derivations", m.derivations.len());
+        assert!(
+            m.derivations.len() >= 20,
+            "{persona}: {} derivations",
+            m.derivations.len()
+        );
         for f in &m.facts {
             // The value's first part (a figure, a name, a date and time) must be in each file's text.
-            let key = f.value.split(" (").next().unwrap().split(" <").next().unwrap();
+            let key = f
+                .value
+                .split(" (")
+                .next()
+                .unwrap()
+                .split(" <")
+                .next()
+                .unwrap();
             for p in &f.files {
                 let bytes = std::fs::read(dir.path().join(p)).unwrap();
                 let txt = office::to_text(p, &bytes).unwrap();
                 assert!(
-                    key.split_whitespace().all(|k| text::contains_keyword(&txt, k)),
+                    key.split_whitespace()
+                        .all(|k| text::contains_keyword(&txt, k)),
                     "{persona}: fact {} ({key}) not in {p}:\n{txt}",
                     f.id
                 );
@@ -140,11 +216,23 @@ fn planted_facts_are_stated_in_every_file_the_manifest_names() {
                 let read = |p: &str| {
                     office::to_text(p, &std::fs::read(dir.path().join(p)).unwrap()).unwrap()
                 };
-                assert!(text::contains_keyword(&read(&ch.from), &ch.before), "{}", ch.from);
-                assert!(text::contains_keyword(&read(&ch.to), &ch.after), "{}", ch.to);
+                assert!(
+                    text::contains_keyword(&read(&ch.from), &ch.before),
+                    "{}",
+                    ch.from
+                );
+                assert!(
+                    text::contains_keyword(&read(&ch.to), &ch.after),
+                    "{}",
+                    ch.to
+                );
                 // The older version cannot know the later value (the later one may quote the
                 // old value in its review notes).
-                assert!(!text::contains_keyword(&read(&ch.from), &ch.after), "{}", ch.from);
+                assert!(
+                    !text::contains_keyword(&read(&ch.from), &ch.after),
+                    "{}",
+                    ch.from
+                );
             }
         }
     }
@@ -153,19 +241,24 @@ fn planted_facts_are_stated_in_every_file_the_manifest_names() {
 #[test]
 fn every_office_file_opens_with_bureaus_own_readers() {
     use bureau_formats::{office, sheet};
-    let (dir, m) = gen_into(GenSpec { persona: Persona::OperationsManager, files: 400, seed: 4 });
+    let (dir, m) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 400,
+        seed: 4,
+    });
     let mut n = 0;
     for f in &m.files {
         let bytes = std::fs::read(dir.path().join(&f.path)).unwrap();
         match f.ty.as_str() {
             "docx" | "pptx" | "pdf" | "eml" | "ics" | "vcf" | "html" | "md" | "json" | "yaml" => {
-                let t = office::to_text(&f.path, &bytes)
-                    .unwrap_or_else(|e| panic!("{}: {e}", f.path));
+                let t =
+                    office::to_text(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
                 assert!(!t.trim().is_empty(), "{}: empty text", f.path);
                 n += 1;
             }
             "xlsx" | "csv" | "tsv" => {
-                let wb = sheet::read_file(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
+                let wb =
+                    sheet::read_file(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
                 assert!(wb.cell_count() > 0, "{}", f.path);
                 n += 1;
             }
@@ -178,11 +271,22 @@ fn every_office_file_opens_with_bureaus_own_readers() {
 #[test]
 fn bad_specs_are_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
-    let e = generate(&GenSpec { persona: Persona::Researcher, files: 3, seed: 1 }, dir.path()).unwrap_err();
+    let e = generate(
+        &GenSpec {
+            persona: Persona::Researcher,
+            files: 3,
+            seed: 1,
+        },
+        dir.path(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("--files 3"), "{e}");
     let e = "chef".parse::<Persona>().unwrap_err();
     assert!(e.to_string().contains("researcher"), "{e}");
-    assert_eq!("ai-product-manager".parse::<Persona>().unwrap(), Persona::AiProductManager);
+    assert_eq!(
+        "ai-product-manager".parse::<Persona>().unwrap(),
+        Persona::AiProductManager
+    );
 }
 
 mod prop {

@@ -10,8 +10,15 @@ use std::process::Command;
 use bureau_gen::{GenSpec, Manifest, Persona, generate};
 
 fn need(cmd: &str, args: &[&str], install: &str) {
-    let ok = Command::new(cmd).args(args).output().map(|o| o.status.success()).unwrap_or(false);
-    assert!(ok, "`{cmd}` is missing or broken; install {install} (see .ci/run)");
+    let ok = Command::new(cmd)
+        .args(args)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "`{cmd}` is missing or broken; install {install} (see .ci/run)"
+    );
 }
 
 /// One workspace per persona (the union covers every type); returns (dir, manifest) pairs.
@@ -21,7 +28,15 @@ fn workspaces() -> Vec<(tempfile::TempDir, Manifest)> {
         .enumerate()
         .map(|(i, p)| {
             let d = tempfile::tempdir().unwrap();
-            let m = generate(&GenSpec { persona: *p, files: 160, seed: 40 + i as u64 }, d.path()).unwrap();
+            let m = generate(
+                &GenSpec {
+                    persona: *p,
+                    files: 160,
+                    seed: 40 + i as u64,
+                },
+                d.path(),
+            )
+            .unwrap();
             (d, m)
         })
         .collect()
@@ -43,8 +58,14 @@ fn sample(ws: &[(tempfile::TempDir, Manifest)], n: usize) -> BTreeMap<String, Ve
 
 #[test]
 fn python_readers_open_every_data_and_document_type() {
-    need("python3", &["-c", "import docx, openpyxl, pptx, pypdf, PIL, yaml, nbformat"],
-        "python3 with `pip install python-docx openpyxl python-pptx pypdf pillow pyyaml nbformat`");
+    need(
+        "python3",
+        &[
+            "-c",
+            "import docx, openpyxl, pptx, pypdf, PIL, yaml, nbformat",
+        ],
+        "python3 with `pip install python-docx openpyxl python-pptx pypdf pillow pyyaml nbformat`",
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readers/check_types.py");
     let ws = workspaces();
     let mut types = std::collections::BTreeSet::new();
@@ -67,7 +88,11 @@ fn python_readers_open_every_data_and_document_type() {
             types.insert(t.as_str().unwrap().to_string());
         }
     }
-    assert!(types.len() >= 50, "python checked only {} types: {types:?}", types.len());
+    assert!(
+        types.len() >= 50,
+        "python checked only {} types: {types:?}",
+        types.len()
+    );
 }
 
 #[test]
@@ -76,7 +101,9 @@ fn source_code_compiles_or_parses_with_real_toolchains() {
     let s = sample(&ws, 4);
     let tmp = tempfile::tempdir().unwrap();
     let run = |what: &str, cmd: &mut Command| {
-        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
         assert!(
             out.status.success(),
             "{what} failed:\n{}{}",
@@ -84,7 +111,11 @@ fn source_code_compiles_or_parses_with_real_toolchains() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    let files = |t: &str| s.get(t).cloned().unwrap_or_else(|| panic!("no {t} file generated"));
+    let files = |t: &str| {
+        s.get(t)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {t} file generated"))
+    };
     need("gcc", &["--version"], "gcc");
     need("g++", &["--version"], "g++");
     need("node", &["--version"], "nodejs");
@@ -93,32 +124,68 @@ fn source_code_compiles_or_parses_with_real_toolchains() {
     need("bash", &["--version"], "bash");
     need("rustc", &["--version"], "rustc");
     for f in files("c") {
-        run(&format!("gcc {}", f.display()), Command::new("gcc").args(["-fsyntax-only", "-Wall", "-Werror"]).arg(&f));
+        run(
+            &format!("gcc {}", f.display()),
+            Command::new("gcc")
+                .args(["-fsyntax-only", "-Wall", "-Werror"])
+                .arg(&f),
+        );
     }
     for f in files("h") {
-        run(&format!("gcc {}", f.display()), Command::new("gcc").args(["-fsyntax-only", "-x", "c"]).arg(&f));
+        run(
+            &format!("gcc {}", f.display()),
+            Command::new("gcc")
+                .args(["-fsyntax-only", "-x", "c"])
+                .arg(&f),
+        );
     }
     for t in ["cpp", "hpp"] {
         for f in files(t) {
-            run(&format!("g++ {}", f.display()), Command::new("g++").args(["-std=c++17", "-fsyntax-only", "-x", "c++"]).arg(&f));
+            run(
+                &format!("g++ {}", f.display()),
+                Command::new("g++")
+                    .args(["-std=c++17", "-fsyntax-only", "-x", "c++"])
+                    .arg(&f),
+            );
         }
     }
     for f in files("js") {
-        run(&format!("node --check {}", f.display()), Command::new("node").arg("--check").arg(&f));
+        run(
+            &format!("node --check {}", f.display()),
+            Command::new("node").arg("--check").arg(&f),
+        );
     }
     let java = files("java");
-    run("javac", Command::new("javac").arg("-d").arg(tmp.path()).args(&java));
+    run(
+        "javac",
+        Command::new("javac").arg("-d").arg(tmp.path()).args(&java),
+    );
     for f in files("pl") {
-        run(&format!("perl -c {}", f.display()), Command::new("perl").arg("-c").arg(&f));
+        run(
+            &format!("perl -c {}", f.display()),
+            Command::new("perl").arg("-c").arg(&f),
+        );
     }
     for f in files("sh") {
-        run(&format!("bash -n {}", f.display()), Command::new("bash").arg("-n").arg(&f));
+        run(
+            &format!("bash -n {}", f.display()),
+            Command::new("bash").arg("-n").arg(&f),
+        );
     }
     for f in files("rs") {
         run(
             &format!("rustc {}", f.display()),
             Command::new("rustc")
-                .args(["--edition", "2021", "--crate-type", "lib", "--emit", "metadata", "--test", "-o"])
+                .args([
+                    "--edition",
+                    "2021",
+                    "--crate-type",
+                    "lib",
+                    "--emit",
+                    "metadata",
+                    "--test",
+                    "-o",
+                ])
                 .arg(tmp.path().join("out.rmeta"))
                 .arg(&f),
         );
@@ -127,14 +194,22 @@ fn source_code_compiles_or_parses_with_real_toolchains() {
 
 #[test]
 fn libreoffice_converts_office_files_to_pdf() {
-    need("libreoffice", &["--version"], "LibreOffice (libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)");
+    need(
+        "libreoffice",
+        &["--version"],
+        "LibreOffice (libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)",
+    );
     let ws = workspaces();
     let s = sample(&ws, 2);
     let out = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
     let mut inputs = Vec::new();
     for t in ["docx", "xlsx", "pptx", "rtf"] {
-        inputs.extend(s.get(t).cloned().unwrap_or_else(|| panic!("no {t} generated")));
+        inputs.extend(
+            s.get(t)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {t} generated")),
+        );
     }
     // Same-named inputs would overwrite each other's PDF: copy them under unique names.
     let src = tempfile::tempdir().unwrap();
@@ -146,13 +221,20 @@ fn libreoffice_converts_office_files_to_pdf() {
         copies.push(c);
     }
     let o = Command::new("libreoffice")
-        .arg(format!("-env:UserInstallation=file://{}", profile.path().display()))
+        .arg(format!(
+            "-env:UserInstallation=file://{}",
+            profile.path().display()
+        ))
         .args(["--headless", "--convert-to", "pdf", "--outdir"])
         .arg(out.path())
         .args(&copies)
         .output()
         .unwrap();
-    assert!(o.status.success(), "libreoffice failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "libreoffice failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     for (i, p) in inputs.iter().enumerate() {
         let pdf = out.path().join(format!("in{i}.pdf"));
         let bytes = std::fs::read(&pdf).unwrap_or_else(|_| {
@@ -163,6 +245,10 @@ fn libreoffice_converts_office_files_to_pdf() {
                 String::from_utf8_lossy(&o.stdout)
             )
         });
-        assert!(bytes.starts_with(b"%PDF-") && bytes.len() > 500, "{}", p.display());
+        assert!(
+            bytes.starts_with(b"%PDF-") && bytes.len() > 500,
+            "{}",
+            p.display()
+        );
     }
 }
