@@ -239,3 +239,34 @@ pub(crate) fn thousands(n: i64) -> String {
     }
     if n < 0 { format!("-{out}") } else { out }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(-1_234_567), "-1,234,567");
+    }
+
+    #[test]
+    fn the_company_shares_the_intranet_cast_and_unique_addresses() {
+        let c = Company::new(42);
+        assert_eq!(c.people[0].email, "willem.brandt@brightwater.test");
+        assert_eq!(c.people[4].email, "tomas.ferreira@brightwater.test");
+        let emails: std::collections::BTreeSet<&str> =
+            c.people.iter().map(|p| p.email.as_str()).collect();
+        assert_eq!(emails.len(), c.people.len());
+        assert!(
+            c.regions
+                .iter()
+                .all(|r| r.lead >= 12 && r.lead < c.people.len())
+        );
+        // Working days only.
+        use chrono::Datelike;
+        assert!((0..40).all(|i| c.day(i).weekday().num_days_from_monday() < 5));
+    }
+}

@@ -1796,3 +1796,103 @@ pub(crate) fn render_all(
     }
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2025, 3, 4).unwrap()
+    }
+
+    #[test]
+    fn taken_paths_get_a_counter_that_keeps_each_type_valid() {
+        let mut p = Plan::default();
+        let a = p.add(
+            "notes/plan.docx".into(),
+            ty("docx"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        let b = p.add(
+            "notes/plan.docx".into(),
+            ty("docx"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            ("notes/plan.docx", "notes/plan (2).docx")
+        );
+        // Code keeps identifier-safe stems (Java's class name is the file stem).
+        p.add(
+            "src/Export.java".into(),
+            ty("java"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        let j = p.add(
+            "src/Export.java".into(),
+            ty("java"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        assert_eq!(j, "src/Export_2.java");
+        // A fixed name cannot change; the copy goes to a sibling folder of the same depth.
+        p.add(
+            "deploy/Dockerfile".into(),
+            ty("dockerfile"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        let f = p.add(
+            "deploy/Dockerfile".into(),
+            ty("dockerfile"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        assert_eq!(f, "deploy-2/Dockerfile");
+        // Multi-part suffixes stay whole.
+        p.add(
+            "x/a.tar.gz".into(),
+            ty("tar.gz"),
+            Body::Filler,
+            d(),
+            Role::Filler,
+        );
+        assert_eq!(
+            p.add(
+                "x/a.tar.gz".into(),
+                ty("tar.gz"),
+                Body::Filler,
+                d(),
+                Role::Filler
+            ),
+            "x/a (2).tar.gz"
+        );
+    }
+
+    #[test]
+    fn folders_reach_depth_eight_and_never_deeper() {
+        let c = Company::new(3);
+        for persona in Persona::ALL {
+            let spec = GenSpec {
+                persona,
+                files: 2_000,
+                seed: 3,
+            };
+            let f = grow_folders(&spec, &c, layout(persona), &mut Rng::new(3, "plan"));
+            let max = f.all.iter().map(|(p, _)| depth(p)).max().unwrap();
+            assert_eq!(max, 8, "{persona}");
+            assert!(f.all.len() >= 400, "{persona}: {} folders", f.all.len());
+            let unique: BTreeSet<&String> = f.all.iter().map(|(p, _)| p).collect();
+            assert_eq!(unique.len(), f.all.len());
+        }
+    }
+}

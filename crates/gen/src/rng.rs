@@ -68,3 +68,31 @@ impl Rng {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Rng;
+
+    #[test]
+    fn streams_repeat_per_seed_and_purpose_and_differ_otherwise() {
+        let take = |seed, purpose| {
+            let mut r = Rng::new(seed, purpose);
+            (0..4).map(|_| r.u64()).collect::<Vec<_>>()
+        };
+        assert_eq!(take(1, "a"), take(1, "a"));
+        assert_ne!(take(1, "a"), take(2, "a"));
+        assert_ne!(take(1, "a"), take(1, "b"));
+    }
+
+    #[test]
+    fn helpers_stay_in_range() {
+        let mut r = Rng::new(9, "t");
+        for _ in 0..1000 {
+            assert!(r.below(7) < 7);
+            let x = r.range(-3, 3);
+            assert!((-3..=3).contains(&x));
+            assert_eq!(r.weighted(&[0, 5, 0]), 1);
+        }
+        assert_eq!(r.below(0), 0);
+    }
+}
