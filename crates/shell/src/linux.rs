@@ -10,9 +10,9 @@ use std::process::{ChildStderr, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath,
-    PathFd, RestrictSelfError, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-    RulesetError, RulesetStatus, Scope,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
+    RestrictSelfError, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError,
+    RulesetStatus, Scope,
 };
 use rustix::event::{PollFd, PollFlags};
 use rustix::io::Errno;
@@ -325,9 +325,11 @@ fn landlock_probe() -> Result<String, String> {
             kernel_abi,
         } => kernel_abi.map_or_else(|| format!("{effective_abi:?}"), |v| format!("V{v}")),
         LandlockStatus::NotEnabled => {
-            return Err("Landlock is built into the kernel but not enabled (add `landlock` to \
+            return Err(
+                "Landlock is built into the kernel but not enabled (add `landlock` to \
                         the `lsm=` boot parameter)"
-                .to_string());
+                    .to_string(),
+            );
         }
         LandlockStatus::NotImplemented => {
             return Err("Landlock is not available (Linux 6.2 or later with \
@@ -365,7 +367,9 @@ fn ruleset(workspace: &Path) -> Result<RulesetCreated, String> {
             .create()?;
         Ok(ruleset)
     };
-    let open = |path: &Path| PathFd::new(path).map_err(|e| format!("Landlock rule for {}: {e}", path.display()));
+    let open = |path: &Path| {
+        PathFd::new(path).map_err(|e| format!("Landlock rule for {}: {e}", path.display()))
+    };
     let ruleset = build().map_err(|e| format!("Landlock ABI 3 or later is needed: {e}"))?;
     let root = open(Path::new("/"))?;
     let ws = open(workspace)?;
@@ -450,10 +454,7 @@ fn confine(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> 
         )?;
         mark(plan, STEP_AMBIENT);
         rustix::thread::configure_capability_in_ambient_set(CapabilitySet::DAC_OVERRIDE, true)?;
-        rustix::thread::configure_capability_in_ambient_set(
-            CapabilitySet::DAC_READ_SEARCH,
-            true,
-        )?;
+        rustix::thread::configure_capability_in_ambient_set(CapabilitySet::DAC_READ_SEARCH, true)?;
     }
     mark(plan, STEP_RLIMIT);
     for (resource, limit) in &plan.rlimits {
@@ -490,11 +491,15 @@ fn failed_step(step_r: OwnedFd) -> &'static str {
 fn setup_hint(step: &str, source: &io::Error, mode: Mode) -> String {
     let hint = if step.starts_with("unshare") {
         match mode {
-            Mode::Root => "network namespaces are needed (root without CAP_SYS_ADMIN, or a \
-                           container that forbids unshare?)",
-            Mode::User => "unprivileged user namespaces are needed: check sysctl \
+            Mode::Root => {
+                "network namespaces are needed (root without CAP_SYS_ADMIN, or a \
+                           container that forbids unshare?)"
+            }
+            Mode::User => {
+                "unprivileged user namespaces are needed: check sysctl \
                            user.max_user_namespaces, kernel.unprivileged_userns_clone and \
-                           kernel.apparmor_restrict_unprivileged_userns",
+                           kernel.apparmor_restrict_unprivileged_userns"
+            }
         }
     } else if step.starts_with("landlock") {
         "Landlock must be enabled (ABI 3 or later)"

@@ -25,8 +25,11 @@ impl Other {
         _workspace: &std::path::Path,
         _limits: &ShellLimits,
     ) -> Result<ShellOutcome, ShellError> {
-        Err(Self::probe().err().map(ShellError::Unavailable).unwrap_or(
-            ShellError::Unavailable(ShellUnavailable { missing: Vec::new() }),
-        ))
+        Err(Self::probe()
+            .err()
+            .map(ShellError::Unavailable)
+            .unwrap_or(ShellError::Unavailable(ShellUnavailable {
+                missing: Vec::new(),
+            })))
     }
 }

@@ -28,7 +28,11 @@ fn run(cmd: &str, ws: &Path) -> ShellOutcome {
 fn live_in_group(pgid: u32) -> Vec<u32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -63,16 +67,28 @@ fn probe_describes_what_is_enforced() {
 #[test]
 fn writes_inside_the_workspace_succeed() {
     let ws = tempfile::tempdir().unwrap();
-    let out = run("mkdir -p sub && echo hello > sub/a.txt && cat sub/a.txt && pwd", ws.path());
+    let out = run(
+        "mkdir -p sub && echo hello > sub/a.txt && cat sub/a.txt && pwd",
+        ws.path(),
+    );
     assert_eq!(out.exit_code, Some(0), "{out:?}");
-    assert_eq!(std::fs::read_to_string(ws.path().join("sub/a.txt")).unwrap(), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("sub/a.txt")).unwrap(),
+        "hello\n"
+    );
     let canon = ws.path().canonicalize().unwrap();
     assert_eq!(out.stdout.text, format!("hello\n{}\n", canon.display()));
     // Files the caller created stay writable, renames and deletes work.
     std::fs::write(ws.path().join("given.txt"), "v1").unwrap();
-    let out = run("echo v2 >> given.txt && mv given.txt moved.txt && rm sub/a.txt", ws.path());
+    let out = run(
+        "echo v2 >> given.txt && mv given.txt moved.txt && rm sub/a.txt",
+        ws.path(),
+    );
     assert_eq!(out.exit_code, Some(0), "{out:?}");
-    assert_eq!(std::fs::read_to_string(ws.path().join("moved.txt")).unwrap(), "v1v2\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("moved.txt")).unwrap(),
+        "v1v2\n"
+    );
     assert!(!ws.path().join("sub/a.txt").exists());
 }
 
@@ -118,7 +134,10 @@ fn writes_outside_the_workspace_fail() {
 #[test]
 fn reading_the_system_works_and_the_environment_is_clean() {
     let ws = tempfile::tempdir().unwrap();
-    let out = run("cat /etc/hostname && ls /usr/bin >/dev/null && echo \"[$OPENAI_API_KEY]\" && echo ok > /dev/null", ws.path());
+    let out = run(
+        "cat /etc/hostname && ls /usr/bin >/dev/null && echo \"[$OPENAI_API_KEY]\" && echo ok > /dev/null",
+        ws.path(),
+    );
     assert_eq!(out.exit_code, Some(0), "{out:?}");
     let hostname = std::fs::read_to_string("/etc/hostname").unwrap();
     assert!(out.stdout.text.starts_with(&hostname), "{out:?}");
@@ -134,7 +153,11 @@ fn the_network_is_unreachable() {
         "perl -MIO::Socket::INET -e 'IO::Socket::INET->new(PeerAddr => \"127.0.0.1:{port}\", Timeout => 2) or die \"connect failed: $@\\n\"; print \"connected\\n\"'"
     );
     // Unconfined, the listener is reachable: the test can fail.
-    let free = std::process::Command::new("/bin/sh").arg("-c").arg(&connect).output().unwrap();
+    let free = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&connect)
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&free.stdout), "connected\n");
     let out = run(&connect, ws.path());
     assert_ne!(out.exit_code, Some(0), "{out:?}");
@@ -151,10 +174,16 @@ fn the_network_is_unreachable() {
     let out = run("getent hosts example.com", ws.path());
     assert_ne!(out.exit_code, Some(0), "{out:?}");
     // The only interface is loopback, and it is down.
-    let out = run("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", ws.path());
+    let out = run(
+        "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '",
+        ws.path(),
+    );
     assert_eq!(out.stdout.text, "lo\n", "{out:?}");
     let ours = std::fs::read_to_string("/proc/net/dev").unwrap();
-    assert!(ours.lines().count() > 3, "the parent has more interfaces than lo: {ours}");
+    assert!(
+        ours.lines().count() > 3,
+        "the parent has more interfaces than lo: {ours}"
+    );
 }
 
 #[test]
@@ -175,8 +204,13 @@ fn exit_codes_and_signals_are_preserved() {
 #[test]
 fn a_cpu_bound_loop_is_killed_at_the_cpu_limit() {
     let ws = tempfile::tempdir().unwrap();
-    let limits = ShellLimits { cpu_seconds: 1, ..limits() };
-    let out = shell().run("while :; do :; done", ws.path(), &limits).unwrap();
+    let limits = ShellLimits {
+        cpu_seconds: 1,
+        ..limits()
+    };
+    let out = shell()
+        .run("while :; do :; done", ws.path(), &limits)
+        .unwrap();
     assert_eq!(out.limit, Some(LimitHit::Cpu), "{out:?}");
     assert_eq!(out.signal, Some(24), "SIGXCPU: {out:?}");
     assert!(!out.timed_out);
@@ -187,32 +221,57 @@ fn a_cpu_bound_loop_is_killed_at_the_cpu_limit() {
 fn a_memory_hog_is_stopped_at_the_memory_limit() {
     let ws = tempfile::tempdir().unwrap();
     let hog = "perl -e '$x = \"a\" x (400 * 1024 * 1024); print length($x), \"\\n\"'";
-    let small = ShellLimits { memory_bytes: 128 << 20, ..limits() };
+    let small = ShellLimits {
+        memory_bytes: 128 << 20,
+        ..limits()
+    };
     let out = shell().run(hog, ws.path(), &small).unwrap();
     assert_ne!(out.exit_code, Some(0), "{out:?}");
     assert!(out.stderr.text.contains("Out of memory"), "{out:?}");
     assert!(out.stdout.text.is_empty(), "{out:?}");
     // With room, the same command succeeds: the limit is what stopped it.
-    let roomy = ShellLimits { memory_bytes: 1 << 30, ..limits() };
+    let roomy = ShellLimits {
+        memory_bytes: 1 << 30,
+        ..limits()
+    };
     let out = shell().run(hog, ws.path(), &roomy).unwrap();
-    assert_eq!(out.stdout.text, format!("{}\n", 400 * 1024 * 1024), "{out:?}");
+    assert_eq!(
+        out.stdout.text,
+        format!("{}\n", 400 * 1024 * 1024),
+        "{out:?}"
+    );
 }
 
 #[test]
 fn a_large_file_is_stopped_at_the_file_size_limit() {
     let ws = tempfile::tempdir().unwrap();
-    let lim = ShellLimits { file_bytes: 1 << 20, ..limits() };
-    let out = shell().run("head -c 5000000 /dev/zero > big", ws.path(), &lim).unwrap();
+    let lim = ShellLimits {
+        file_bytes: 1 << 20,
+        ..limits()
+    };
+    let out = shell()
+        .run("head -c 5000000 /dev/zero > big", ws.path(), &lim)
+        .unwrap();
     assert_ne!(out.exit_code, Some(0), "{out:?}");
-    assert_eq!(std::fs::metadata(ws.path().join("big")).unwrap().len(), 1 << 20);
+    assert_eq!(
+        std::fs::metadata(ws.path().join("big")).unwrap().len(),
+        1 << 20
+    );
 }
 
 #[test]
 fn background_children_are_killed_at_the_wall_limit() {
     let ws = tempfile::tempdir().unwrap();
-    let lim = ShellLimits { wall: Duration::from_secs(1), ..limits() };
+    let lim = ShellLimits {
+        wall: Duration::from_secs(1),
+        ..limits()
+    };
     let out = shell()
-        .run("echo $$; sleep 100 & sleep 100 & sleep 100", ws.path(), &lim)
+        .run(
+            "echo $$; sleep 100 & sleep 100 & sleep 100",
+            ws.path(),
+            &lim,
+        )
         .unwrap();
     assert!(out.timed_out, "{out:?}");
     assert_eq!(out.limit, Some(LimitHit::Wall));
@@ -230,7 +289,12 @@ fn what_a_finished_command_leaves_running_is_killed() {
     let out = run("sleep 100 & echo $!; setsid sleep 100 & echo $!", ws.path());
     assert_eq!(out.exit_code, Some(0), "{out:?}");
     assert!(out.wall < Duration::from_secs(5), "{out:?}");
-    let pids: Vec<u32> = out.stdout.text.lines().map(|l| l.parse().unwrap()).collect();
+    let pids: Vec<u32> = out
+        .stdout
+        .text
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
     assert_eq!(pids.len(), 2, "{out:?}");
     for pid in pids {
         assert!(!alive(pid), "pid {pid} survived: {out:?}");
@@ -241,7 +305,10 @@ fn what_a_finished_command_leaves_running_is_killed() {
 #[test]
 fn huge_output_is_truncated_and_the_command_stopped() {
     let ws = tempfile::tempdir().unwrap();
-    let lim = ShellLimits { output_bytes: 1000, ..limits() };
+    let lim = ShellLimits {
+        output_bytes: 1000,
+        ..limits()
+    };
     let out = shell().run("yes", ws.path(), &lim).unwrap();
     assert_eq!(out.limit, Some(LimitHit::Output), "{out:?}");
     assert!(out.stdout.truncated);
@@ -251,7 +318,9 @@ fn huge_output_is_truncated_and_the_command_stopped() {
     assert!(out.wall < Duration::from_secs(5), "{out:?}");
     assert!(out.note().contains("stdout truncated"), "{}", out.note());
     // Output just under the cap is kept whole.
-    let out = shell().run("head -c 999 /dev/zero | tr '\\0' x", ws.path(), &lim).unwrap();
+    let out = shell()
+        .run("head -c 999 /dev/zero | tr '\\0' x", ws.path(), &lim)
+        .unwrap();
     assert!(!out.stdout.truncated);
     assert_eq!(out.stdout.text.len(), 999);
     assert_eq!(out.limit, None);

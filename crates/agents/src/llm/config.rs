@@ -28,6 +28,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use super::shell::ShellSettings;
+
 use bureau_core::{Location, TaskError, TaskErrors};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -259,6 +261,8 @@ pub struct LlmDefinition {
     /// `parallel_tool_calls`, a server's own options).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra_body: serde_json::Map<String, Value>,
+    /// The confined `shell_run` tool (`shell = false` turns it off).
+    pub shell: ShellSettings,
 }
 
 impl LlmDefinition {
@@ -275,6 +279,7 @@ impl LlmDefinition {
             retry: RetrySettings::default(),
             price: None,
             extra_body: serde_json::Map::new(),
+            shell: ShellSettings::default(),
         }
     }
 }
@@ -324,6 +329,27 @@ struct RawAgent {
     limits: Option<Spanned<RawLimits>>,
     retry: Option<Spanned<RawRetry>>,
     extra_body: Option<toml::Table>,
+    shell: Option<Spanned<RawShell>>,
+}
+
+/// `shell = false`, `shell = true`, or a `[agents.<name>.shell]` table.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawShell {
+    On(bool),
+    Settings(RawShellSettings),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShellSettings {
+    enabled: Option<bool>,
+    wall_seconds: Option<u64>,
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+    file_mb: Option<u64>,
+    max_processes: Option<u64>,
+    output_bytes: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -671,10 +697,55 @@ fn llm_agent(
         }
     }
 
+    let mut shell = ShellSettings::default();
+    if let Some(raw_shell) = raw.shell {
+        let sspan = raw_shell.span();
+        match raw_shell.into_inner() {
+            RawShell::On(on) => shell.enabled = on,
+            RawShell::Settings(rs) => {
+                shell.enabled = rs.enabled.unwrap_or(true);
+                let fields = [
+                    ("wall_seconds", rs.wall_seconds, &mut shell.wall_seconds),
+                    ("cpu_seconds", rs.cpu_seconds, &mut shell.cpu_seconds),
+                    ("memory_mb", rs.memory_mb, &mut shell.memory_mb),
+                    ("file_mb", rs.file_mb, &mut shell.file_mb),
+                    ("max_processes", rs.max_processes, &mut shell.max_processes),
+                ];
+                for (key, v, slot) in fields {
+                    match v {
+                        Some(0) => {
+                            l.err(
+                                sspan.clone(),
+                                format!("[agents.{name}.shell] {key} is 0"),
+                                "give at least 1, or `shell = false` to turn the shell off",
+                            );
+                            ok = false;
+                        }
+                        Some(v) => *slot = v,
+                        None => {}
+                    }
+                }
+                match rs.output_bytes {
+                    Some(0) => {
+                        l.err(
+                            sspan.clone(),
+                            format!("[agents.{name}.shell] output_bytes is 0"),
+                            "give at least 1",
+                        );
+                        ok = false;
+                    }
+                    Some(v) => shell.output_bytes = v,
+                    None => {}
+                }
+            }
+        }
+    }
+
     if !ok {
         return None;
     }
     let mut def = LlmDefinition::for_model(model?);
+    def.shell = shell;
     def.base_url = raw.base_url.map(|u| u.into_inner());
     def.api_key_env = raw.api_key_env.map(|e| e.into_inner());
     def.sampling = Sampling {
