@@ -810,6 +810,32 @@ output_per_mtok = 1.6
 "#;
 
     #[test]
+    fn shell_settings_load_from_a_table_or_a_bool() {
+        let base = "[agents.a]\nkind = \"llm\"\nmodel = \"openai:m\"\n";
+        let get = |extra: &str| {
+            let f = parse(&format!("{base}{extra}")).unwrap();
+            let AgentDef::Llm(d) = &f.agents["a"];
+            d.shell.clone()
+        };
+        assert_eq!(get(""), ShellSettings::default());
+        assert!(get("").enabled);
+        assert!(!get("shell = false\n").enabled);
+        let s = get(
+            "[agents.a.shell]\nwall_seconds = 5\nmemory_mb = 512\nmax_processes = 16\noutput_bytes = 1000\n",
+        );
+        assert!(s.enabled);
+        assert_eq!(
+            (s.wall_seconds, s.memory_mb, s.max_processes, s.output_bytes),
+            (5, 512, 16, 1000)
+        );
+        assert_eq!(s.cpu_seconds, ShellSettings::default().cpu_seconds);
+        assert!(!get("[agents.a.shell]\nenabled = false\n").enabled);
+        let err = parse(&format!("{base}[agents.a.shell]\nwall_seconds = 0\n")).unwrap_err();
+        assert!(err.contains("[agents.a.shell] wall_seconds is 0"), "{err}");
+        assert!(parse(&format!("{base}[agents.a.shell]\nwal_seconds = 5\n")).is_err());
+    }
+
+    #[test]
     fn the_documented_example_loads() {
         let f = parse(EXAMPLE).unwrap();
         let AgentDef::Llm(g) = &f.agents["gpt-mini"];
