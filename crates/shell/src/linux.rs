@@ -458,7 +458,7 @@ fn confine(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> 
     }
     mark(plan, STEP_RLIMIT);
     for (resource, limit) in &plan.rlimits {
-        rustix::process::setrlimit(*resource, limit.clone())?;
+        rustix::process::setrlimit(*resource, *limit)?;
     }
     mark(plan, STEP_LANDLOCK);
     let Some(ruleset) = ruleset.take() else {
