@@ -223,6 +223,24 @@ impl ToolSession {
         })
     }
 
+    /// Call a tool the agent provides itself beside the world's (such as the `llm` agent's
+    /// `shell_run`), which acts on the trial's workspace directory: `run` gets the arguments
+    /// and the workspace path. It counts against the turn's limits and is recorded as a
+    /// `tool_call` step exactly like a world tool call; the world is held for the call, so
+    /// the trajectory order stays the order in which calls changed the world. `Err` means a
+    /// limit ended the turn and `run` was not called.
+    pub fn call_with_workspace(
+        &self,
+        tool: &str,
+        args: Value,
+        run: impl FnOnce(&Value, &Path) -> ToolOutcome,
+    ) -> Result<ToolOutcome, LimitReached> {
+        self.step(tool, args, |args| {
+            let world = lock(&self.world);
+            run(args, world.workspace())
+        })
+    }
+
     /// Answer a tool call the agent made but that cannot reach the world, such as one whose
     /// arguments are not JSON: it counts as a step against the turn's limits like any call and
     /// is recorded as a `tool_call` step with the error outcome `message`; the world is not

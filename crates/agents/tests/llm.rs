@@ -172,9 +172,10 @@ fn openai_conversation_solves_a_two_turn_task_through_tool_calls() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    // The tools of the task's apps (files, mail), not the calendar's.
+    // The tools of the task's apps (files, mail), not the calendar's, and the confined shell.
     let apps = vec!["files".to_string(), "mail".to_string()];
-    assert_eq!(tool_names.len(), World::tool_specs_for(&apps).len());
+    assert_eq!(tool_names.len(), World::tool_specs_for(&apps).len() + 1);
+    assert!(tool_names.contains(&"shell_run"));
     assert!(tool_names.contains(&"mail_send"));
     assert!(!tool_names.iter().any(|n| n.starts_with("calendar_")));
 
@@ -351,9 +352,10 @@ fn anthropic_conversation_solves_a_two_turn_task_through_tool_uses() {
             .unwrap()
             .contains("Ada Admin")
     );
+    // The world tools of the task's apps, and the confined shell.
     assert_eq!(
         body["tools"].as_array().unwrap().len(),
-        World::tool_specs_for(&["files".to_string(), "mail".to_string()]).len()
+        World::tool_specs_for(&["files".to_string(), "mail".to_string()]).len() + 1
     );
     assert!(body["tools"][0]["input_schema"].is_object());
 

@@ -28,6 +28,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use super::shell::ShellSettings;
+
 use bureau_core::{Location, TaskError, TaskErrors};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -259,6 +261,8 @@ pub struct LlmDefinition {
     /// `parallel_tool_calls`, a server's own options).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra_body: serde_json::Map<String, Value>,
+    /// The confined `shell_run` tool (`shell = false` turns it off).
+    pub shell: ShellSettings,
 }
 
 impl LlmDefinition {
@@ -275,6 +279,7 @@ impl LlmDefinition {
             retry: RetrySettings::default(),
             price: None,
             extra_body: serde_json::Map::new(),
+            shell: ShellSettings::default(),
         }
     }
 }
@@ -327,12 +332,33 @@ struct RawAgent {
     limits: Option<Spanned<RawLimits>>,
     retry: Option<Spanned<RawRetry>>,
     extra_body: Option<toml::Table>,
+    shell: Option<Spanned<RawShell>>,
     // Harness agents (see `harness_agent`).
     harness: Option<Spanned<String>>,
     command: Option<Spanned<Vec<String>>>,
     format: Option<Spanned<String>>,
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
+}
+
+/// `shell = false`, `shell = true`, or a `[agents.<name>.shell]` table.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawShell {
+    On(bool),
+    Settings(RawShellSettings),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShellSettings {
+    enabled: Option<bool>,
+    wall_seconds: Option<u64>,
+    cpu_seconds: Option<u64>,
+    memory_mb: Option<u64>,
+    file_mb: Option<u64>,
+    max_processes: Option<u64>,
+    output_bytes: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -724,10 +750,55 @@ fn llm_agent(
         }
     }
 
+    let mut shell = ShellSettings::default();
+    if let Some(raw_shell) = raw.shell {
+        let sspan = raw_shell.span();
+        match raw_shell.into_inner() {
+            RawShell::On(on) => shell.enabled = on,
+            RawShell::Settings(rs) => {
+                shell.enabled = rs.enabled.unwrap_or(true);
+                let fields = [
+                    ("wall_seconds", rs.wall_seconds, &mut shell.wall_seconds),
+                    ("cpu_seconds", rs.cpu_seconds, &mut shell.cpu_seconds),
+                    ("memory_mb", rs.memory_mb, &mut shell.memory_mb),
+                    ("file_mb", rs.file_mb, &mut shell.file_mb),
+                    ("max_processes", rs.max_processes, &mut shell.max_processes),
+                ];
+                for (key, v, slot) in fields {
+                    match v {
+                        Some(0) => {
+                            l.err(
+                                sspan.clone(),
+                                format!("[agents.{name}.shell] {key} is 0"),
+                                "give at least 1, or `shell = false` to turn the shell off",
+                            );
+                            ok = false;
+                        }
+                        Some(v) => *slot = v,
+                        None => {}
+                    }
+                }
+                match rs.output_bytes {
+                    Some(0) => {
+                        l.err(
+                            sspan.clone(),
+                            format!("[agents.{name}.shell] output_bytes is 0"),
+                            "give at least 1",
+                        );
+                        ok = false;
+                    }
+                    Some(v) => shell.output_bytes = v,
+                    None => {}
+                }
+            }
+        }
+    }
+
     if !ok {
         return None;
     }
     let mut def = LlmDefinition::for_model(model?);
+    def.shell = shell;
     def.base_url = raw.base_url.map(|u| u.into_inner());
     def.api_key_env = raw.api_key_env.map(|e| e.into_inner());
     def.sampling = Sampling {
@@ -781,6 +852,7 @@ fn harness_agent(
         ("seed", raw.seed.map(|_| span.clone())),
         ("retry", raw.retry.as_ref().map(|v| v.span())),
         ("extra_body", raw.extra_body.as_ref().map(|_| span.clone())),
+        ("shell", raw.shell.as_ref().map(|v| v.span())),
     ];
     for (key, at) in llm_keys {
         if let Some(at) = at {
@@ -947,6 +1019,32 @@ input_per_mtok = 0.4
 cached_input_per_mtok = 0.1
 output_per_mtok = 1.6
 "#;
+
+    #[test]
+    fn shell_settings_load_from_a_table_or_a_bool() {
+        let base = "[agents.a]\nkind = \"llm\"\nmodel = \"openai:m\"\n";
+        let get = |extra: &str| {
+            let f = parse(&format!("{base}{extra}")).unwrap();
+            let AgentDef::Llm(d) = &f.agents["a"];
+            d.shell.clone()
+        };
+        assert_eq!(get(""), ShellSettings::default());
+        assert!(get("").enabled);
+        assert!(!get("shell = false\n").enabled);
+        let s = get(
+            "[agents.a.shell]\nwall_seconds = 5\nmemory_mb = 512\nmax_processes = 16\noutput_bytes = 1000\n",
+        );
+        assert!(s.enabled);
+        assert_eq!(
+            (s.wall_seconds, s.memory_mb, s.max_processes, s.output_bytes),
+            (5, 512, 16, 1000)
+        );
+        assert_eq!(s.cpu_seconds, ShellSettings::default().cpu_seconds);
+        assert!(!get("[agents.a.shell]\nenabled = false\n").enabled);
+        let err = parse(&format!("{base}[agents.a.shell]\nwall_seconds = 0\n")).unwrap_err();
+        assert!(err.contains("[agents.a.shell] wall_seconds is 0"), "{err}");
+        assert!(parse(&format!("{base}[agents.a.shell]\nwal_seconds = 5\n")).is_err());
+    }
 
     #[test]
     fn the_documented_example_loads() {

@@ -25,6 +25,7 @@
 pub mod config;
 pub mod judge;
 pub mod pricing;
+pub mod shell;
 
 mod anthropic;
 mod openai;
@@ -117,6 +118,10 @@ pub struct LlmAgent {
     recorded_messages: usize,
     recorded_tools: Option<Value>,
     next_call_id: u64,
+    /// The confined shell behind `shell_run`, when enabled and available here.
+    shell: Option<bureau_shell::Confinement>,
+    /// Why `shell_run` is not offered although enabled.
+    shell_unavailable: Option<String>,
 }
 
 impl LlmAgent {
@@ -156,7 +161,17 @@ impl LlmAgent {
                 provider.base_url_env()
             )));
         }
+        let (shell, shell_unavailable) = if def.shell.enabled {
+            match shell::confinement() {
+                Ok(c) => (Some(c), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        } else {
+            (None, None)
+        };
         Ok(LlmAgent {
+            shell,
+            shell_unavailable,
             name: name.into(),
             url: provider.endpoint(&base),
             def,
@@ -337,6 +352,13 @@ impl Agent for LlmAgent {
         let mut v = serde_json::to_value(&self.def).ok()?;
         if let Some(obj) = v.as_object_mut() {
             obj.insert("endpoint".into(), Value::String(strip_userinfo(&self.url)));
+            // Whether `shell_run` is offered, and how it is confined or why it is not.
+            let status = match (&self.shell, &self.shell_unavailable) {
+                (Some(c), _) => serde_json::json!({"offered": true, "confinement": c.describe()}),
+                (None, Some(why)) => serde_json::json!({"offered": false, "unavailable": why}),
+                (None, None) => serde_json::json!({"offered": false, "reason": "shell = false"}),
+            };
+            obj.insert("shell_status".into(), status);
         }
         Some(v)
     }
@@ -374,7 +396,10 @@ impl Agent for LlmAgent {
         tools: &ToolSession,
     ) -> Result<TurnOutput, AgentError> {
         let deadline = Instant::now() + tools.time_left();
-        let specs = tools.tool_specs();
+        let mut specs = tools.tool_specs();
+        if self.shell.is_some() {
+            specs.push(shell::spec(&self.def.shell));
+        }
         let text = format!(
             "Office time: {}\n\n{}",
             turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
@@ -442,9 +467,19 @@ impl Agent for LlmAgent {
                 let outcome = match &stopped {
                     Some(_) => None,
                     None => {
-                        let done = match &call.args {
-                            Ok(args) => tools.call(&call.name, args.clone()),
-                            Err(why) => tools.reject(
+                        let done = match (&call.args, &self.shell) {
+                            (Ok(args), Some(confined)) if call.name == shell::SHELL_TOOL => tools
+                                .call_with_workspace(&call.name, args.clone(), |args, ws| {
+                                    shell::run(
+                                        confined,
+                                        &self.def.shell,
+                                        args,
+                                        ws,
+                                        tools.time_left(),
+                                    )
+                                }),
+                            (Ok(args), _) => tools.call(&call.name, args.clone()),
+                            (Err(why), _) => tools.reject(
                                 &call.name,
                                 Value::String(call.raw_args.clone()),
                                 format!(

@@ -1,0 +1,281 @@
+//! A confined shell: run one `/bin/sh -c <command>` with the workspace as its only writable
+//! path, no network, and limits on CPU time, memory, file size, processes, output and wall time.
+//!
+//! ```no_run
+//! use bureau_shell::{Confinement, ShellLimits};
+//! let shell = Confinement::probe()?; // says precisely what is missing, never runs unconfined
+//! let out = shell.run("ls -la", std::path::Path::new("/tmp/ws"), &ShellLimits::default())?;
+//! println!("{} {}", out.stdout.text, out.stderr.text);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # How the command is confined (Linux)
+//!
+//! The child is set up between `fork` and `exec` (`CommandExt::pre_exec`), not by re-executing a
+//! helper binary: a re-exec design needs a binary to find at run time (the `bureau` CLI, a test
+//! binary, a library user's own program), while `pre_exec` works from any program that links the
+//! crate. The price is the usual `pre_exec` discipline, which this crate keeps: everything that
+//! allocates or locks is prepared in the parent before the spawn — the Landlock ruleset (created
+//! and filled in the parent; the child only calls `landlock_restrict_self` on its descriptor),
+//! the limits, the capability sets — and the child makes only raw system calls (`rustix`), with
+//! no allocation, no lock and no formatting. The child reports which step it is at through a
+//! close-on-exec pipe, so a failed setup is reported by name (`unshare: EPERM`), not as a bare
+//! errno.
+//!
+//! In order, the child:
+//! 1. `setsid()` — its own session and process group, so the whole group can be killed;
+//! 2. `unshare` a fresh network namespace (only loopback, down: nothing is reachable, not
+//!    even the parent's 127.0.0.1) and IPC namespace — as root directly, otherwise together with a
+//!    new user namespace (`CLONE_NEWUSER|CLONE_NEWNET|CLONE_NEWIPC`, no uid map written);
+//! 3. as root only: drops every capability from the bounding set except `CAP_DAC_OVERRIDE` and
+//!    `CAP_DAC_READ_SEARCH`, switches to an unprivileged uid/gid of its own (`UID_BASE` + its
+//!    pid, unique among running commands) keeping those two capabilities as ambient ones — the
+//!    kernel exempts uid 0 from `RLIMIT_NPROC` and keeps every other capability, so running as
+//!    root would leave the process limit and much else unenforced; `CAP_DAC_OVERRIDE` keeps the
+//!    root-owned workspace writable (Landlock, below, still confines writes to it);
+//! 4. sets the rlimits: `RLIMIT_CPU` (soft = limit → `SIGXCPU`, hard = limit + 1 s → `SIGKILL`),
+//!    `RLIMIT_AS` (memory), `RLIMIT_FSIZE` (file size), `RLIMIT_NPROC` (processes; counted per
+//!    uid, and the uid — or, for a non-root caller, the user namespace — is this command's
+//!    alone), `RLIMIT_CORE` = 0 (no core files in the workspace);
+//! 5. `no_new_privs` and Landlock: read and execute everywhere, every access beneath the
+//!    workspace, read/write on `/dev/null`; when the kernel offers them, TCP bind/connect are
+//!    denied (ABI 4) and signals and abstract unix sockets are scoped to the sandbox (ABI 6).
+//!    Landlock ABI 3 (Linux 6.2; it covers `truncate`) is the minimum.
+//!
+//! The environment is cleared (no API key of the parent leaks): `PATH`, `HOME` = the workspace,
+//! `LANG=C.UTF-8`. Standard input is `/dev/null`.
+//!
+//! The parent watches the child's stdout, stderr and a pidfd with `poll`: output beyond
+//! `output_bytes` (per stream) or the wall limit kills the whole process group (`SIGKILL` to
+//! `-pgid`). When the shell exits, whatever it left running (`sleep 100 &`) is killed the same
+//! way. As root, a short-lived helper that takes the command's uid then sends `kill(-1,
+//! SIGKILL)`, which reaches every process of that uid, including ones that left the process
+//! group with `setsid`.
+//!
+//! Where any of this cannot be set up — not Linux, no Landlock or an ABI below 3, user or
+//! network namespaces forbidden, `/bin/sh` missing — [`Confinement::probe`] returns
+//! [`ShellUnavailable`] naming what is missing, and no command is ever run unconfined.
+//!
+//! What is not enforced: reading (any file the caller can read is readable); CPU time is per
+//! process (a command that runs many CPU-bound processes one after another is bounded by the
+//! wall limit instead); memory is address space per process (`RLIMIT_AS`), and hitting it makes
+//! allocations fail inside the command, which reports it its own way — [`ShellOutcome::limit`]
+//! names only limits Bureau observes directly (wall, output, CPU). For a non-root caller,
+//! processes that leave the process group with `setsid` are not reached by the group kill.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(not(target_os = "linux"))]
+mod other;
+
+#[cfg(target_os = "linux")]
+pub use linux::UID_BASE;
+
+/// Limits on one command. Every field has a default ([`ShellLimits::default`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellLimits {
+    /// Wall-clock time, after which the whole process group is killed.
+    pub wall: Duration,
+    /// CPU seconds per process (`RLIMIT_CPU`).
+    pub cpu_seconds: u64,
+    /// Address space per process in bytes (`RLIMIT_AS`).
+    pub memory_bytes: u64,
+    /// Largest file a process may write, in bytes (`RLIMIT_FSIZE`).
+    pub file_bytes: u64,
+    /// Processes (and threads) the command may have at once (`RLIMIT_NPROC`).
+    pub max_processes: u64,
+    /// Bytes kept of stdout and of stderr each; more kills the command.
+    pub output_bytes: usize,
+}
+
+impl Default for ShellLimits {
+    fn default() -> Self {
+        Self {
+            wall: Duration::from_secs(60),
+            cpu_seconds: 30,
+            memory_bytes: 2 << 30,
+            file_bytes: 256 << 20,
+            max_processes: 128,
+            output_bytes: 64 << 10,
+        }
+    }
+}
+
+/// One captured output stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Captured {
+    /// What the command wrote, up to the limit (invalid UTF-8 replaced).
+    pub text: String,
+    /// The command wrote more than the limit; `text` holds the first `output_bytes`.
+    pub truncated: bool,
+    /// Bytes read from the stream (at least `text`'s length when truncated).
+    pub bytes_read: u64,
+}
+
+/// The limit that ended a command, when Bureau observed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LimitHit {
+    /// The wall-clock limit: the process group was killed.
+    Wall,
+    /// Stdout or stderr exceeded `output_bytes`: the process group was killed.
+    Output,
+    /// The shell was killed for exceeding its CPU time (`SIGXCPU`/`SIGKILL` at the limit).
+    Cpu,
+}
+
+impl LimitHit {
+    /// A stable lower-case name (`wall`, `output`, `cpu`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitHit::Wall => "wall",
+            LimitHit::Output => "output",
+            LimitHit::Cpu => "cpu",
+        }
+    }
+}
+
+/// What one command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellOutcome {
+    /// The shell's exit code, when it exited normally.
+    pub exit_code: Option<i32>,
+    /// The signal that killed the shell, when one did.
+    pub signal: Option<i32>,
+    pub stdout: Captured,
+    pub stderr: Captured,
+    /// The wall limit was reached and the command killed.
+    pub timed_out: bool,
+    /// The limit that ended the command, when Bureau observed one.
+    pub limit: Option<LimitHit>,
+    /// Wall time from spawn to the end of the command (leftovers killed, pipes drained).
+    pub wall: Duration,
+    /// The shell's pid, which is also its process group and session id.
+    pub pid: u32,
+    /// Processes still alive after the command ended and Bureau's kills (normally 0).
+    pub leftover_processes: usize,
+}
+
+impl ShellOutcome {
+    /// The command exited with code 0 and no limit was hit.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && self.limit.is_none()
+    }
+
+    /// A one-line human note on how the command ended, for tool results.
+    pub fn note(&self) -> String {
+        let mut parts = Vec::new();
+        match (self.exit_code, self.signal) {
+            (Some(code), _) => parts.push(format!("exit code {code}")),
+            (None, Some(sig)) => parts.push(format!("killed by signal {sig}")),
+            (None, None) => parts.push("no exit status".to_string()),
+        }
+        match self.limit {
+            Some(LimitHit::Wall) => parts.push(format!(
+                "wall-time limit reached after {:.1}s: the command and its processes were killed",
+                self.wall.as_secs_f64()
+            )),
+            Some(LimitHit::Output) => parts.push(
+                "output limit exceeded: the command and its processes were killed".to_string(),
+            ),
+            Some(LimitHit::Cpu) => parts.push("CPU-time limit exceeded".to_string()),
+            None => {}
+        }
+        for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            if stream.truncated {
+                parts.push(format!(
+                    "{name} truncated to its first {} bytes ({} bytes read)",
+                    stream.text.len(),
+                    stream.bytes_read
+                ));
+            }
+        }
+        if self.leftover_processes > 0 {
+            parts.push(format!(
+                "{} process(es) could not be killed",
+                self.leftover_processes
+            ));
+        }
+        parts.join("; ")
+    }
+}
+
+/// The confined shell cannot be set up on this machine. Nothing is run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the confined shell is unavailable: {}; no command is ever run unconfined",
+    missing.join("; ")
+)]
+pub struct ShellUnavailable {
+    /// Each missing piece, with what to do about it.
+    pub missing: Vec<String>,
+}
+
+/// Running one command failed before it could run (its own failures are a [`ShellOutcome`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("workspace {path}: {source} — the command runs with the workspace as its directory")]
+    Workspace {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("workspace {0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("the command contains a NUL byte")]
+    NulByte,
+    #[error("preparing the Landlock ruleset: {0}")]
+    Landlock(String),
+    #[error("confining the command failed at `{step}`: {source}")]
+    Setup {
+        step: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what}: {source}")]
+    Io {
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Unavailable(#[from] ShellUnavailable),
+}
+
+/// What confinement this machine offers, found by [`Confinement::probe`]; runs commands.
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    #[cfg(target_os = "linux")]
+    inner: linux::Linux,
+    #[cfg(not(target_os = "linux"))]
+    inner: other::Other,
+}
+
+impl Confinement {
+    /// Checks what the kernel offers (Landlock ABI, namespaces, rlimits) by setting up the full
+    /// confinement once around `exit 0`. Fails with what is missing.
+    pub fn probe() -> Result<Confinement, ShellUnavailable> {
+        #[cfg(target_os = "linux")]
+        let inner = linux::Linux::probe()?;
+        #[cfg(not(target_os = "linux"))]
+        let inner = other::Other::probe()?;
+        Ok(Confinement { inner })
+    }
+
+    /// Human-readable lines on what is enforced here (for run.json / agent definitions).
+    pub fn describe(&self) -> Vec<String> {
+        self.inner.describe()
+    }
+
+    /// Runs `/bin/sh -c command` confined to `workspace` under `limits`.
+    pub fn run(
+        &self,
+        command: &str,
+        workspace: &std::path::Path,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        self.inner.run(command, workspace, limits)
+    }
+}

@@ -1,0 +1,726 @@
+//! The Linux confinement: namespaces, capabilities, rlimits and Landlock set up in the child
+//! between `fork` and `exec`; the parent watches output, a pidfd and the wall clock with `poll`.
+//! See the crate docs for the design.
+
+use std::io::{self, Read};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
+    RestrictSelfError, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError,
+    RulesetStatus, Scope,
+};
+use rustix::event::{PollFd, PollFlags};
+use rustix::io::Errno;
+use rustix::process::{Pid, Resource, Rlimit, Signal};
+use rustix::thread::{CapabilitySet, CapabilitySets, UnshareFlags};
+
+use crate::{Captured, LimitHit, ShellError, ShellLimits, ShellOutcome, ShellUnavailable};
+
+/// As root, each command runs as uid (and gid) `UID_BASE + <its pid>`: a uid no other process
+/// has, so `RLIMIT_NPROC` counts this command's processes alone and `kill(-1)` from that uid
+/// reaches all of them.
+pub const UID_BASE: u32 = 1_700_000_000;
+
+const SHELL: &str = "/bin/sh";
+const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// The Landlock ABI below which the shell is unavailable: ABI 3 is the first that covers
+/// `truncate`, without which a file outside the workspace could be emptied.
+const MIN_ABI: ABI = ABI::V3;
+/// The newest Landlock features used when the kernel has them (ABI 4: TCP; ABI 6: scopes).
+const BEST_ABI: ABI = ABI::V6;
+/// Capabilities a root caller's command keeps: writing the root-owned workspace needs
+/// `CAP_DAC_OVERRIDE`; Landlock confines where it can write.
+const KEEP_CAPS: CapabilitySet = CapabilitySet::DAC_OVERRIDE.union(CapabilitySet::DAC_READ_SEARCH);
+/// After the shell exits, how long leftover output is drained.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// The child's setup steps, in order; the child writes the step's index to a pipe before it.
+const STEPS: [&str; 12] = [
+    "setsid",
+    "unshare (network, IPC and, for a non-root caller, user namespaces)",
+    "drop capabilities from the bounding set",
+    "keep capabilities across the uid change",
+    "setgroups",
+    "setresgid",
+    "setresuid",
+    "capset",
+    "raise ambient capabilities",
+    "setrlimit",
+    "landlock_restrict_self",
+    "exec /bin/sh",
+];
+const STEP_SETSID: u8 = 0;
+const STEP_UNSHARE: u8 = 1;
+const STEP_BOUNDING: u8 = 2;
+const STEP_KEEPCAPS: u8 = 3;
+const STEP_GROUPS: u8 = 4;
+const STEP_GID: u8 = 5;
+const STEP_UID: u8 = 6;
+const STEP_CAPSET: u8 = 7;
+const STEP_AMBIENT: u8 = 8;
+const STEP_RLIMIT: u8 = 9;
+const STEP_LANDLOCK: u8 = 10;
+const STEP_EXEC: u8 = 11;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The caller is root: network namespace directly, then an unprivileged uid of its own.
+    Root,
+    /// The caller is not root: a new user namespace holds the network namespace.
+    User,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Linux {
+    mode: Mode,
+    landlock: String,
+}
+
+/// Everything the child needs, prepared in the parent (the child must not allocate).
+struct Plan {
+    mode: Mode,
+    step_fd: RawFd,
+    unshare: UnshareFlags,
+    rlimits: [(Resource, Rlimit); 5],
+}
+
+impl Linux {
+    pub(crate) fn probe() -> Result<Linux, ShellUnavailable> {
+        let mut missing = Vec::new();
+        if !Path::new(SHELL).is_file() {
+            missing.push(format!("{SHELL} does not exist"));
+        }
+        let landlock = match landlock_probe() {
+            Ok(text) => Some(text),
+            Err(e) => {
+                missing.push(e);
+                None
+            }
+        };
+        let mode = if rustix::process::geteuid().is_root() {
+            Mode::Root
+        } else {
+            Mode::User
+        };
+        let (Some(landlock), true) = (landlock, missing.is_empty()) else {
+            return Err(ShellUnavailable { missing });
+        };
+        let linux = Linux { mode, landlock };
+        // Set the whole confinement up once, around `exit 0`.
+        let dir = tempfile::tempdir().map_err(|e| ShellUnavailable {
+            missing: vec![format!("a temporary directory for the probe: {e}")],
+        })?;
+        let limits = ShellLimits {
+            wall: Duration::from_secs(10),
+            ..ShellLimits::default()
+        };
+        match linux.run("exit 0", dir.path(), &limits) {
+            Ok(out) if out.exit_code == Some(0) => Ok(linux),
+            Ok(out) => Err(ShellUnavailable {
+                missing: vec![format!(
+                    "a confined `exit 0` did not succeed ({}; stderr: {})",
+                    out.note(),
+                    out.stderr.text.trim()
+                )],
+            }),
+            Err(ShellError::Setup { step, source }) => Err(ShellUnavailable {
+                missing: vec![setup_hint(step, &source, mode)],
+            }),
+            Err(e) => Err(ShellUnavailable {
+                missing: vec![format!("a confined `exit 0` failed: {e}")],
+            }),
+        }
+    }
+
+    pub(crate) fn describe(&self) -> Vec<String> {
+        let who = match self.mode {
+            Mode::Root => format!(
+                "caller is root: the command runs as its own unprivileged uid ({UID_BASE} + pid) \
+                 with only CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, in a new network namespace"
+            ),
+            Mode::User => "caller is not root: the command runs in new user and network \
+                           namespaces"
+                .to_string(),
+        };
+        vec![
+            format!("{SHELL} -c <command>, working directory = the workspace, environment cleared"),
+            self.landlock.clone(),
+            "network: a fresh network namespace (loopback only, down)".to_string(),
+            who,
+            "rlimits: CPU time, address space, file size, processes; no core files".to_string(),
+            "wall time and output caps enforced by killing the whole process group".to_string(),
+        ]
+    }
+
+    pub(crate) fn run(
+        &self,
+        command: &str,
+        workspace: &Path,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        let ws = workspace
+            .canonicalize()
+            .map_err(|source| ShellError::Workspace {
+                path: workspace.to_path_buf(),
+                source,
+            })?;
+        if !ws.is_dir() {
+            return Err(ShellError::NotADirectory(ws));
+        }
+        if command.contains('\0') {
+            return Err(ShellError::NulByte);
+        }
+        let ruleset = ruleset(&ws).map_err(ShellError::Landlock)?;
+        let (step_r, step_w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| io_err("creating the setup pipe", e.into()))?;
+        let plan = Plan {
+            mode: self.mode,
+            step_fd: step_w.as_raw_fd(),
+            unshare: match self.mode {
+                Mode::Root => UnshareFlags::NEWNET | UnshareFlags::NEWIPC,
+                Mode::User => UnshareFlags::NEWUSER | UnshareFlags::NEWNET | UnshareFlags::NEWIPC,
+            },
+            rlimits: rlimits(limits),
+        };
+        let mut ruleset = Some(ruleset);
+        let mut cmd = Command::new(SHELL);
+        cmd.arg("-c")
+            .arg(command)
+            .current_dir(&ws)
+            .env_clear()
+            .env("PATH", PATH)
+            .env("LANG", "C.UTF-8")
+            .env(
+                "HOME",
+                std::env::var_os("HOME").unwrap_or_else(|| "/".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // SAFETY: `confine` makes only system calls through rustix (and the Landlock crate's
+        // `restrict_self`, itself two system calls): no allocation, no lock, no formatting.
+        unsafe {
+            cmd.pre_exec(move || confine(&plan, &mut ruleset));
+        }
+        let start = Instant::now();
+        let spawned = cmd.spawn();
+        drop(step_w);
+        drop(cmd);
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(source) => {
+                return Err(ShellError::Setup {
+                    step: failed_step(step_r),
+                    source,
+                });
+            }
+        };
+        drop(step_r);
+        let pid = child.id();
+        let uid = match self.mode {
+            Mode::Root => Some(UID_BASE.wrapping_add(pid)),
+            Mode::User => None,
+        };
+        let pidfd = match Pid::from_raw(pid as i32)
+            .ok_or(Errno::SRCH)
+            .and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()))
+        {
+            Ok(fd) => fd,
+            Err(e) => {
+                kill_all(pid, uid);
+                let _ = child.wait();
+                return Err(io_err("pidfd_open", e.into()));
+            }
+        };
+        let mut out = Stream::new(child.stdout.take(), limits.output_bytes);
+        let mut err = Stream::new(child.stderr.take(), limits.output_bytes);
+        let deadline = start + limits.wall;
+        let mut limit = None;
+        let mut killed = false;
+        let mut status = None;
+        while status.is_none() {
+            let now = Instant::now();
+            if now >= deadline && !killed {
+                limit = limit.or(Some(LimitHit::Wall));
+                kill_all(pid, uid);
+                killed = true;
+            }
+            let wait = if killed {
+                Duration::from_millis(100)
+            } else {
+                deadline.saturating_duration_since(now)
+            };
+            let exited = poll_once(&pidfd, &mut out, &mut err, wait)
+                .map_err(|e| io_err("poll", e.into()))?;
+            if (out.over || err.over) && !killed {
+                limit = limit.or(Some(LimitHit::Output));
+                kill_all(pid, uid);
+                killed = true;
+            }
+            if exited {
+                status = Some(
+                    child
+                        .wait()
+                        .map_err(|e| io_err("waiting for the shell", e))?,
+                );
+            }
+        }
+        // The shell is gone: kill whatever it left running, then drain the pipes.
+        kill_all(pid, uid);
+        let drain_until = Instant::now() + DRAIN;
+        while out.open() || err.open() {
+            let now = Instant::now();
+            if now >= drain_until {
+                break;
+            }
+            poll_streams(&mut out, &mut err, drain_until - now)
+                .map_err(|e| io_err("poll", e.into()))?;
+        }
+        let leftover_processes = reap_leftovers(pid, uid);
+        let wall = start.elapsed();
+        let status = status.ok_or_else(|| io_err("waiting for the shell", Errno::CHILD.into()))?;
+        let signal = status.signal();
+        if limit.is_none() && signal == Some(Signal::XCPU.as_raw()) {
+            limit = Some(LimitHit::Cpu);
+        }
+        Ok(ShellOutcome {
+            exit_code: status.code(),
+            signal,
+            stdout: out.finish(),
+            stderr: err.finish(),
+            timed_out: limit == Some(LimitHit::Wall),
+            limit,
+            wall,
+            pid,
+            leftover_processes,
+        })
+    }
+}
+
+fn io_err(what: &'static str, source: io::Error) -> ShellError {
+    ShellError::Io { what, source }
+}
+
+/// Checks Landlock on a throwaway thread (Landlock restricts only the calling thread, which
+/// then ends) and describes what is enforced.
+fn landlock_probe() -> Result<String, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
+    let path = dir.path().to_path_buf();
+    let handle = std::thread::spawn(move || -> Result<(RulesetStatus, LandlockStatus), String> {
+        let ruleset = ruleset(&path)?;
+        let status = ruleset.restrict_self().map_err(|e| e.to_string())?;
+        Ok((status.ruleset, status.landlock))
+    });
+    let (ruleset, status) = handle
+        .join()
+        .map_err(|_| "the Landlock probe thread panicked".to_string())??;
+    let abi = match status {
+        LandlockStatus::Available {
+            effective_abi,
+            kernel_abi,
+        } => kernel_abi.map_or_else(|| format!("{effective_abi:?}"), |v| format!("V{v}")),
+        LandlockStatus::NotEnabled => {
+            return Err(
+                "Landlock is built into the kernel but not enabled (add `landlock` to \
+                        the `lsm=` boot parameter)"
+                    .to_string(),
+            );
+        }
+        LandlockStatus::NotImplemented => {
+            return Err("Landlock is not available (Linux 6.2 or later with \
+                        CONFIG_SECURITY_LANDLOCK is needed)"
+                .to_string());
+        }
+    };
+    match ruleset {
+        RulesetStatus::NotEnforced => Err(format!(
+            "Landlock ABI {abi} could not enforce the ruleset (ABI 3, Linux 6.2, is the minimum)"
+        )),
+        RulesetStatus::FullyEnforced => Ok(format!(
+            "Landlock (kernel ABI {abi}): read and execute everywhere, write only beneath the \
+             workspace and /dev/null; TCP bind/connect denied; signals and abstract unix sockets \
+             scoped to the command"
+        )),
+        RulesetStatus::PartiallyEnforced => Ok(format!(
+            "Landlock (kernel ABI {abi}, partially: features past it are missing): read and \
+             execute everywhere, write only beneath the workspace and /dev/null"
+        )),
+    }
+}
+
+/// The Landlock ruleset: read/execute everywhere, everything beneath the workspace, `/dev/null`
+/// read/write. At least ABI 3 (hard requirement); TCP and scopes when the kernel has them.
+fn ruleset(workspace: &Path) -> Result<RulesetCreated, String> {
+    let build = || -> Result<RulesetCreated, RulesetError> {
+        let ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(MIN_ABI))?
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(BEST_ABI))?
+            .handle_access(AccessNet::from_all(BEST_ABI))?
+            .scope(Scope::from_all(BEST_ABI))?
+            .create()?;
+        Ok(ruleset)
+    };
+    let open = |path: &Path| {
+        PathFd::new(path).map_err(|e| format!("Landlock rule for {}: {e}", path.display()))
+    };
+    let ruleset = build().map_err(|e| format!("Landlock ABI 3 or later is needed: {e}"))?;
+    let root = open(Path::new("/"))?;
+    let ws = open(workspace)?;
+    let null = open(Path::new("/dev/null"))?;
+    ruleset
+        .add_rule(PathBeneath::new(root, AccessFs::from_read(BEST_ABI)))
+        .and_then(|r| r.add_rule(PathBeneath::new(ws, AccessFs::from_all(BEST_ABI))))
+        .and_then(|r| r.add_rule(PathBeneath::new(null, AccessFs::from_file(BEST_ABI))))
+        .map_err(|e| format!("Landlock rules: {e}"))
+}
+
+/// The rlimits, clamped to the caller's hard limits (which only a privileged process may raise).
+fn rlimits(limits: &ShellLimits) -> [(Resource, Rlimit); 5] {
+    let clamp = |resource: Resource, soft: u64, hard: u64| {
+        let current = rustix::process::getrlimit(resource);
+        let cap = current.maximum.unwrap_or(u64::MAX);
+        (
+            resource,
+            Rlimit {
+                current: Some(soft.min(cap)),
+                maximum: Some(hard.min(cap)),
+            },
+        )
+    };
+    [
+        clamp(Resource::Core, 0, 0),
+        clamp(
+            Resource::Cpu,
+            limits.cpu_seconds.max(1),
+            limits.cpu_seconds.max(1) + 1,
+        ),
+        clamp(Resource::As, limits.memory_bytes, limits.memory_bytes),
+        clamp(Resource::Fsize, limits.file_bytes, limits.file_bytes),
+        clamp(Resource::Nproc, limits.max_processes, limits.max_processes),
+    ]
+}
+
+fn mark(plan: &Plan, step: u8) {
+    // SAFETY: the write end stays open in the parent until `spawn` returns.
+    let fd = unsafe { BorrowedFd::borrow_raw(plan.step_fd) };
+    let _ = rustix::io::write(fd, &[step]);
+}
+
+/// Runs in the child between fork and exec: system calls only, no allocation.
+fn confine(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> {
+    mark(plan, STEP_SETSID);
+    rustix::process::setsid()?;
+    mark(plan, STEP_UNSHARE);
+    // SAFETY: the child is single-threaded and does not share its file table or fs state.
+    unsafe { rustix::thread::unshare_unsafe(plan.unshare) }?;
+    if plan.mode == Mode::Root {
+        let id = UID_BASE.wrapping_add(rustix::process::getpid().as_raw_pid() as u32);
+        mark(plan, STEP_BOUNDING);
+        for bit in 0..64u32 {
+            let cap = CapabilitySet::from_bits_retain(1u64 << bit);
+            if KEEP_CAPS.contains(cap) {
+                continue;
+            }
+            match rustix::thread::remove_capability_from_bounding_set(cap) {
+                Ok(()) | Err(Errno::INVAL) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        mark(plan, STEP_KEEPCAPS);
+        rustix::thread::set_keep_capabilities(true)?;
+        mark(plan, STEP_GROUPS);
+        rustix::thread::set_thread_groups(&[])?;
+        mark(plan, STEP_GID);
+        let gid = rustix::process::Gid::from_raw(id);
+        rustix::thread::set_thread_res_gid(gid, gid, gid)?;
+        mark(plan, STEP_UID);
+        let uid = rustix::process::Uid::from_raw(id);
+        rustix::thread::set_thread_res_uid(uid, uid, uid)?;
+        mark(plan, STEP_CAPSET);
+        rustix::thread::set_capabilities(
+            None,
+            CapabilitySets {
+                effective: KEEP_CAPS,
+                permitted: KEEP_CAPS,
+                inheritable: KEEP_CAPS,
+            },
+        )?;
+        mark(plan, STEP_AMBIENT);
+        rustix::thread::configure_capability_in_ambient_set(CapabilitySet::DAC_OVERRIDE, true)?;
+        rustix::thread::configure_capability_in_ambient_set(CapabilitySet::DAC_READ_SEARCH, true)?;
+    }
+    mark(plan, STEP_RLIMIT);
+    for (resource, limit) in &plan.rlimits {
+        rustix::process::setrlimit(*resource, *limit)?;
+    }
+    mark(plan, STEP_LANDLOCK);
+    let Some(ruleset) = ruleset.take() else {
+        return Err(io::Error::from_raw_os_error(Errno::INVAL.raw_os_error()));
+    };
+    match ruleset.restrict_self() {
+        Ok(status) if status.ruleset != RulesetStatus::NotEnforced && status.no_new_privs => {}
+        Ok(_) => return Err(io::Error::from_raw_os_error(Errno::NOSYS.raw_os_error())),
+        Err(RulesetError::RestrictSelf(
+            RestrictSelfError::RestrictSelfCall { source, .. }
+            | RestrictSelfError::SetNoNewPrivsCall { source, .. },
+        )) => return Err(source),
+        Err(_) => return Err(io::Error::from_raw_os_error(Errno::INVAL.raw_os_error())),
+    }
+    mark(plan, STEP_EXEC);
+    Ok(())
+}
+
+/// The last step the child reached before failing.
+fn failed_step(step_r: OwnedFd) -> &'static str {
+    let mut file = std::fs::File::from(step_r);
+    let mut bytes = Vec::new();
+    let _ = file.read_to_end(&mut bytes);
+    bytes
+        .last()
+        .and_then(|&b| STEPS.get(usize::from(b)).copied())
+        .unwrap_or("fork")
+}
+
+fn setup_hint(step: &str, source: &io::Error, mode: Mode) -> String {
+    let hint = if step.starts_with("unshare") {
+        match mode {
+            Mode::Root => {
+                "network namespaces are needed (root without CAP_SYS_ADMIN, or a \
+                           container that forbids unshare?)"
+            }
+            Mode::User => {
+                "unprivileged user namespaces are needed: check sysctl \
+                           user.max_user_namespaces, kernel.unprivileged_userns_clone and \
+                           kernel.apparmor_restrict_unprivileged_userns"
+            }
+        }
+    } else if step.starts_with("landlock") {
+        "Landlock must be enabled (ABI 3 or later)"
+    } else if step.starts_with("exec") {
+        "/bin/sh must be executable"
+    } else {
+        "the process needs to be able to drop privileges and set rlimits"
+    };
+    format!("confinement step `{step}` failed: {source} — {hint}")
+}
+
+/// One output stream of the child: read until EOF, keep the first `cap` bytes.
+struct Stream<R> {
+    reader: Option<R>,
+    buf: Vec<u8>,
+    cap: usize,
+    bytes_read: u64,
+    over: bool,
+}
+
+impl<R: Read + AsFd> Stream<R> {
+    fn new(reader: Option<R>, cap: usize) -> Self {
+        Stream {
+            reader,
+            buf: Vec::new(),
+            cap,
+            bytes_read: 0,
+            over: false,
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.reader.is_some()
+    }
+
+    /// Reads what is available (called after poll said so); closes on EOF or error.
+    fn read_ready(&mut self) {
+        let Some(reader) = self.reader.as_mut() else {
+            return;
+        };
+        let mut chunk = [0u8; 16 * 1024];
+        match reader.read(&mut chunk) {
+            Ok(0) => self.reader = None,
+            Ok(n) => {
+                self.bytes_read += n as u64;
+                let room = self.cap.saturating_sub(self.buf.len());
+                self.buf.extend_from_slice(&chunk[..n.min(room)]);
+                if n > room {
+                    self.over = true;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.reader = None,
+        }
+    }
+
+    fn finish(self) -> Captured {
+        Captured {
+            text: String::from_utf8_lossy(&self.buf).into_owned(),
+            truncated: self.over,
+            bytes_read: self.bytes_read,
+        }
+    }
+}
+
+fn timespec(d: Duration) -> rustix::event::Timespec {
+    rustix::event::Timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
+        tv_nsec: i64::from(d.subsec_nanos()),
+    }
+}
+
+/// Polls the pidfd and both streams once; reads what is ready. True when the shell exited.
+fn poll_once(
+    pidfd: &OwnedFd,
+    out: &mut Stream<ChildStdout>,
+    err: &mut Stream<ChildStderr>,
+    wait: Duration,
+) -> Result<bool, Errno> {
+    let ready = PollFlags::IN | PollFlags::HUP | PollFlags::ERR;
+    let (exited, out_ready, err_ready) = {
+        let mut fds = vec![PollFd::new(pidfd, PollFlags::IN)];
+        let out_at = out.reader.as_ref().map(|r| {
+            fds.push(PollFd::new(r, PollFlags::IN));
+            fds.len() - 1
+        });
+        let err_at = err.reader.as_ref().map(|r| {
+            fds.push(PollFd::new(r, PollFlags::IN));
+            fds.len() - 1
+        });
+        match rustix::event::poll(&mut fds, Some(&timespec(wait))) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+        let hit = |i: Option<usize>| i.is_some_and(|i| fds[i].revents().intersects(ready));
+        (hit(Some(0)), hit(out_at), hit(err_at))
+    };
+    if out_ready {
+        out.read_ready();
+    }
+    if err_ready {
+        err.read_ready();
+    }
+    Ok(exited)
+}
+
+/// Polls only the streams (after the shell exited).
+fn poll_streams(
+    out: &mut Stream<ChildStdout>,
+    err: &mut Stream<ChildStderr>,
+    wait: Duration,
+) -> Result<(), Errno> {
+    let ready = PollFlags::IN | PollFlags::HUP | PollFlags::ERR;
+    let (out_ready, err_ready) = {
+        let mut fds = Vec::new();
+        let out_at = out.reader.as_ref().map(|r| {
+            fds.push(PollFd::new(r, PollFlags::IN));
+            fds.len() - 1
+        });
+        let err_at = err.reader.as_ref().map(|r| {
+            fds.push(PollFd::new(r, PollFlags::IN));
+            fds.len() - 1
+        });
+        match rustix::event::poll(&mut fds, Some(&timespec(wait))) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+        let hit = |i: Option<usize>| i.is_some_and(|i| fds[i].revents().intersects(ready));
+        (hit(out_at), hit(err_at))
+    };
+    if out_ready {
+        out.read_ready();
+    }
+    if err_ready {
+        err.read_ready();
+    }
+    Ok(())
+}
+
+/// SIGKILL to the process group, and — as root — to every process of the command's uid.
+fn kill_all(pgid: u32, uid: Option<u32>) {
+    if let Some(pid) = Pid::from_raw(pgid as i32) {
+        let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    }
+    if let Some(uid) = uid {
+        kill_uid(uid);
+    }
+}
+
+/// Forks a helper that takes `uid` and sends `kill(-1, SIGKILL)`: every process of that uid,
+/// whatever its process group or session, and nothing else.
+fn kill_uid(uid: u32) {
+    // SAFETY: the child makes only raw system calls and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        let id = rustix::process::Uid::from_raw(uid);
+        if rustix::thread::set_thread_res_uid(id, id, id).is_ok() {
+            // SAFETY: plain system call.
+            unsafe {
+                libc::kill(-1, libc::SIGKILL);
+            }
+        }
+        // SAFETY: ends the forked child without running the parent's destructors.
+        unsafe { libc::_exit(0) };
+    }
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+    }
+}
+
+/// Live (non-zombie) processes in process group `pgid` or, as root, of `uid`.
+fn live_processes(pgid: u32, uid: Option<u32>) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut count = 0;
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let path = PathBuf::from("/proc").join(pid.to_string());
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+            continue;
+        };
+        // Fields after the command name in parentheses: state ppid pgrp ...
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next().unwrap_or("");
+        let pgrp = fields.nth(1).and_then(|s| s.parse::<u32>().ok());
+        if state == "Z" || state == "X" {
+            continue;
+        }
+        let in_group = pgrp == Some(pgid);
+        let of_uid = uid.is_some_and(|uid| {
+            std::fs::read_to_string(path.join("status")).is_ok_and(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .and_then(|l| l.split_whitespace().next())
+                    .and_then(|u| u.parse::<u32>().ok())
+                    == Some(uid)
+            })
+        });
+        if in_group || of_uid {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Kills again until nothing of the command is alive (at most about a second).
+fn reap_leftovers(pgid: u32, uid: Option<u32>) -> usize {
+    let until = Instant::now() + Duration::from_secs(1);
+    loop {
+        let n = live_processes(pgid, uid);
+        if n == 0 || Instant::now() >= until {
+            return n;
+        }
+        kill_all(pgid, uid);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
