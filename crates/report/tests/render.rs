@@ -139,6 +139,7 @@ fn trial(
                     dir: format!("attempt-{i}"),
                 })
                 .collect(),
+            feedback: None,
         },
         verdicts,
     )

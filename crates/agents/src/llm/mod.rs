@@ -22,6 +22,7 @@
 //! request header: it is not part of the definition, not recorded, and removed from any API
 //! text that echoes it.
 
+pub mod colleague;
 pub mod config;
 pub mod judge;
 pub mod pricing;
@@ -42,6 +43,7 @@ pub use config::{
     AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
     Sampling,
 };
+pub use colleague::LlmColleagues;
 pub use judge::LlmJudge;
 pub use pricing::{Totals, cost_usd};
 
@@ -375,11 +377,16 @@ impl Agent for LlmAgent {
     ) -> Result<TurnOutput, AgentError> {
         let deadline = Instant::now() + tools.time_left();
         let specs = tools.tool_specs();
-        let text = format!(
-            "Office time: {}\n\n{}",
-            turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
-            turn.prompt
-        );
+        // A feedback round continues the turn: the user's reply is the new user message.
+        let text = if turn.round > 0 {
+            turn.prompt.clone()
+        } else {
+            format!(
+                "Office time: {}\n\n{}",
+                turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
+                turn.prompt
+            )
+        };
         self.messages.push(match self.provider() {
             Provider::OpenAi => openai::user(&text),
             Provider::Anthropic => anthropic::user(&text),
