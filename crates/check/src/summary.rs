@@ -203,9 +203,8 @@ fn feedback_summary(scored: &[Scored<'_>]) -> Option<FeedbackSummary> {
                 .map(|u| if u.met_within(k as usize) { 1.0 } else { 0.0 }),
         )
     };
-    let tries = |us: &[&bureau_core::result::TurnFeedback]| {
-        mean(us.iter().map(|u| u.rounds.len() as f64))
-    };
+    let tries =
+        |us: &[&bureau_core::result::TurnFeedback]| mean(us.iter().map(|u| u.rounds.len() as f64));
     let all: Vec<&bureau_core::result::TurnFeedback> = units.iter().map(|(_, u)| *u).collect();
     let pass_at: BTreeMap<u32, f64> = ks.iter().map(|k| (*k, rate(&all, *k))).collect();
     let (pass_1, pass_2) = (rate(&all, 1), rate(&all, 2));
@@ -960,7 +959,11 @@ mod tests {
             // t1 e1: turn 1 met at once; turn 2 met after one feedback round.
             with_feedback(f[0].clone(), 2, &[(1, &[1.0]), (2, &[0.5, 1.0])]),
             // t1 e2: turn 1 met after two rounds; turn 2 never (three tries).
-            with_feedback(f[1].clone(), 2, &[(1, &[0.0, 0.5, 0.75]), (2, &[0.2, 0.3, 0.4])]),
+            with_feedback(
+                f[1].clone(),
+                2,
+                &[(1, &[0.0, 0.5, 0.75]), (2, &[0.2, 0.3, 0.4])],
+            ),
             // t2 e1: met at once.
             with_feedback(f[2].clone(), 2, &[(1, &[0.6])]),
             // t2 e2 errored: never counted, whatever its record says.
@@ -978,7 +981,10 @@ mod tests {
         assert!(close(fb.pass_1, 2.0 / 5.0));
         assert!(close(fb.pass_2, 3.0 / 5.0));
         assert!(close(fb.pass_at[&3], 4.0 / 5.0));
-        assert_eq!(fb.pass_at.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(
+            fb.pass_at.keys().copied().collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
         assert!(close(fb.rise.unwrap(), 0.5), "(0.6 - 0.4) / 0.4");
         assert!(close(fb.attempts_mean, (1.0 + 2.0 + 3.0 + 3.0 + 1.0) / 5.0));
         let t1 = &fb.per_task["t1"];

@@ -151,7 +151,9 @@ A simulated user answered each turn whose weighted score fell below the threshol
         .collect();
     table(
         out,
-        &["Agent", "Task", "Units", "Pass@1", "Pass@2", "Rise %", "Tries"],
+        &[
+            "Agent", "Task", "Units", "Pass@1", "Pass@2", "Rise %", "Tries",
+        ],
         2,
         &rows,
     );

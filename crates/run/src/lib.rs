@@ -33,9 +33,9 @@ use bureau_core::{TaskError, TaskErrors};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+pub use feedback::{Feedback, FeedbackSettings};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
-pub use feedback::{Feedback, FeedbackSettings};
 pub use trial::{AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{ValidationReport, ValidationRow, validate};
 
@@ -549,7 +549,9 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
                 "{} round(s) at threshold {} written by {}",
                 f.rounds,
                 f.threshold,
-                f.model.as_ref().map_or("the template", |j| j.model.as_str())
+                f.model
+                    .as_ref()
+                    .map_or("the template", |j| j.model.as_str())
             )
         })
     };

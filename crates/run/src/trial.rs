@@ -296,8 +296,7 @@ fn drive(
         loop {
             let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
             let round = input.round;
-            let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session)))
-            {
+            let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session))) {
                 Ok(Ok(out)) => out,
                 Ok(Err(e)) => return Err(format!("turn {n}: agent error: {e}")),
                 Err(panic) => {

@@ -116,7 +116,8 @@ impl Agent for Corrector {
             }
             (1, _) => {
                 assert!(
-                    turn.prompt.contains("(answer-right)") || turn.prompt.contains("(memo-written)"),
+                    turn.prompt.contains("(answer-right)")
+                        || turn.prompt.contains("(memo-written)"),
                     "the feedback names the failed item: {}",
                     turn.prompt
                 );
@@ -150,9 +151,16 @@ fn an_agent_fixing_its_work_after_feedback_rises_from_pass1_0_to_pass2_1() {
     assert_eq!((outcome.passed, outcome.failed), (1, 0));
 
     let r = result(&out, "answer", "corrector");
-    assert_eq!(r.status, TrialStatus::Passed, "the final verdicts are after the last round");
+    assert_eq!(
+        r.status,
+        TrialStatus::Passed,
+        "the final verdicts are after the last round"
+    );
     let fb = r.feedback.as_ref().unwrap();
-    assert_eq!((fb.rounds, fb.threshold, fb.writer.as_str()), (1, 0.6, "template"));
+    assert_eq!(
+        (fb.rounds, fb.threshold, fb.writer.as_str()),
+        (1, 0.6, "template")
+    );
     assert_eq!(fb.turns.len(), 1);
     let scores: Vec<(f64, bool, Vec<String>)> = fb.turns[0]
         .rounds
@@ -191,19 +199,30 @@ fn an_agent_fixing_its_work_after_feedback_rises_from_pass1_0_to_pass2_1() {
     else {
         unreachable!()
     };
-    assert_eq!((*round, failed.clone()), (1, vec!["answer-right".to_string()]));
+    assert_eq!(
+        (*round, failed.clone()),
+        (1, vec!["answer-right".to_string()])
+    );
     assert!(
         text.contains("answer.txt gives the right answer (answer-right)"),
         "{text}"
     );
-    assert!(!text.contains("file_contains"), "never the check itself: {text}");
+    assert!(
+        !text.contains("file_contains"),
+        "never the check itself: {text}"
+    );
 
     // First-round verdicts and the world of round 0 are kept.
     let dir = trial_dir(&out, "answer", "corrector", 1);
     let log = json(&dir.join("feedback.json"));
     assert_eq!(log[0]["round"], 0);
     assert_eq!(log[0]["verdicts"][0]["status"], "failed");
-    assert!(log[0]["feedback"].as_str().unwrap().contains("answer-right"));
+    assert!(
+        log[0]["feedback"]
+            .as_str()
+            .unwrap()
+            .contains("answer-right")
+    );
     assert_eq!(log[1]["verdicts"][0]["status"], "passed");
     assert!(log[1]["feedback"].is_null());
     assert!(dir.join("snapshots/turn-1.round-0.json").is_file());
@@ -215,7 +234,10 @@ fn an_agent_fixing_its_work_after_feedback_rises_from_pass1_0_to_pass2_1() {
     assert_eq!(s["pass_1"], 0.0);
     assert_eq!(s["pass_2"], 1.0);
     assert!(s["rise"].is_null());
-    assert_eq!((s["units"].as_u64(), s["messages"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (s["units"].as_u64(), s["messages"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(s["attempts_mean"], 2.0);
     let report = read(&out.join("report.md"));
     assert!(report.contains("## Feedback rounds"), "{report}");
@@ -299,13 +321,19 @@ fn multi_turn_units_oracle_and_null_under_feedback() {
     assert_eq!(turns, vec![(1, vec![0.5, 1.0]), (2, vec![1.0])]);
     let summary = json(&out.join("summary.json"));
     let s = &summary["agents"]["corrector"]["feedback"];
-    assert_eq!((s["pass_1"].as_f64(), s["pass_2"].as_f64()), (Some(0.5), Some(1.0)));
+    assert_eq!(
+        (s["pass_1"].as_f64(), s["pass_2"].as_f64()),
+        (Some(0.5), Some(1.0))
+    );
     assert_eq!(s["rise"], 1.0, "(1.0 - 0.5) / 0.5");
     assert_eq!(s["pass_at"]["3"], 1.0);
 
     // The oracle needs no feedback: no message, Pass@1 = 1.
     let o = &summary["agents"]["oracle"]["feedback"];
-    assert_eq!((o["pass_1"].as_f64(), o["messages"].as_u64()), (Some(1.0), Some(0)));
+    assert_eq!(
+        (o["pass_1"].as_f64(), o["messages"].as_u64()),
+        (Some(1.0), Some(0))
+    );
     assert_eq!(o["rise"], 0.0);
     let oracle_steps = steps(&out, "memo", "oracle");
     assert!(
@@ -316,7 +344,10 @@ fn multi_turn_units_oracle_and_null_under_feedback() {
 
     // The null agent gets every round on every turn and never improves.
     let n = &summary["agents"]["null"]["feedback"];
-    assert_eq!((n["pass_1"].as_f64(), n["pass_2"].as_f64()), (Some(0.0), Some(0.0)));
+    assert_eq!(
+        (n["pass_1"].as_f64(), n["pass_2"].as_f64()),
+        (Some(0.0), Some(0.0))
+    );
     assert_eq!(n["messages"], 4, "2 turns × 2 rounds");
     assert_eq!(n["attempts_mean"], 3.0);
     let null_steps = steps(&out, "memo", "null");
@@ -352,6 +383,9 @@ fn a_task_caps_rounds_and_sets_its_threshold() {
     let bad = read(&task.join("task.toml")).replace("threshold = 1.0", "threshold = 60");
     std::fs::write(task.join("task.toml"), bad).unwrap();
     let err = Task::load(&task).unwrap_err().to_string();
-    assert!(err.contains("[feedback] threshold 60 is not a score"), "{err}");
+    assert!(
+        err.contains("[feedback] threshold 60 is not a score"),
+        "{err}"
+    );
     assert!(err.contains("task.toml:"), "located: {err}");
 }

@@ -160,15 +160,8 @@ impl ReplyPolicy for LlmColleagues {
                 return None;
             }
         };
-        let talk = state
-            .conversations
-            .entry(person.email.clone())
-            .or_default();
-        talk.push(format!(
-            "{}: {}",
-            heading(incoming),
-            incoming.text.trim()
-        ));
+        let talk = state.conversations.entry(person.email.clone()).or_default();
+        talk.push(format!("{}: {}", heading(incoming), incoming.text.trim()));
         if text.is_empty() || text == NO_REPLY {
             talk.push(format!("{} (you): (no reply)", person.name));
             return None;
@@ -282,7 +275,10 @@ mod tests {
             third.contains("ada@corp.test (chat): What is the Q2 budget?\nPriya Natarajan (you): It's €48,500.\nada@corp.test (chat): Thanks!\nPriya Natarajan (you): (no reply)"),
             "{third}"
         );
-        assert!(third.ends_with("And Marco's salary?\n\nYour reply:"), "{third}");
+        assert!(
+            third.ends_with("And Marco's salary?\n\nYour reply:"),
+            "{third}"
+        );
     }
 
     #[test]

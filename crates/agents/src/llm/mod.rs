@@ -39,11 +39,11 @@ use bureau_core::trajectory::{ModelCall, ModelRetry, ModelUsage, Step, StepKind}
 use reqwest::blocking::Client;
 use serde_json::{Map, Value};
 
+pub use colleague::LlmColleagues;
 pub use config::{
     AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
     Sampling,
 };
-pub use colleague::LlmColleagues;
 pub use judge::LlmJudge;
 pub use pricing::{Totals, cost_usd};
 
