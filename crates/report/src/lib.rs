@@ -94,7 +94,6 @@ fn table(out: &mut String, header: &[&str], text_cols: usize, rows: &[Vec<String
     out.push('\n');
 }
 
-/// `report.md` for a run.
 // ---- feedback rounds (AgencyBench's user simulator) ----
 
 /// `## Feedback rounds`: Pass@1, Pass@2 and the rise, when some agent ran with feedback.
@@ -159,6 +158,7 @@ A simulated user answered each turn whose weighted score fell below the threshol
     );
 }
 
+/// `report.md` for a run.
 pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]) -> String {
     let mut out = String::new();
     let agents = ranked(summary);

@@ -277,6 +277,33 @@ fn an_agent_fixing_its_work_after_feedback_rises_from_pass1_0_to_pass2_1() {
 }
 
 #[test]
+fn rescoring_recomputes_every_rounds_score_from_its_stored_world() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("answer");
+    write_answer_task(&task);
+    let out = tmp.path().join("run");
+    run_with(&config(&task, &["corrector"], &out, 1), &factory).unwrap();
+
+    // Unchanged checks: the same round scores.
+    let before = result(&out, "answer", "corrector").feedback.unwrap();
+    bureau_run::rescore(&out, &bureau_run::RescoreOptions::default()).unwrap();
+    assert_eq!(
+        result(&out, "answer", "corrector").feedback.unwrap(),
+        before
+    );
+
+    // A laxer check ("r" is in "wrong" too): the first try now met the threshold.
+    let toml = read(&task.join("task.toml")).replace("all = [\"right\"]", "all = [\"r\"]");
+    std::fs::write(task.join("task.toml"), toml).unwrap();
+    bureau_run::rescore(&out, &bureau_run::RescoreOptions::default()).unwrap();
+    let after = result(&out, "answer", "corrector").feedback.unwrap();
+    let met: Vec<bool> = after.turns[0].rounds.iter().map(|r| r.met).collect();
+    assert_eq!(met, [true, true]);
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["agents"]["corrector"]["feedback"]["pass_1"], 1.0);
+}
+
+#[test]
 fn without_feedback_the_same_agent_fails_and_nothing_is_added() {
     let tmp = tempfile::tempdir().unwrap();
     let task = tmp.path().join("answer");
