@@ -84,7 +84,7 @@ struct RunArgs {
     #[arg(long, default_value_t = bureau_run::feedback::DEFAULT_THRESHOLD, value_name = "SCORE")]
     feedback_threshold: f64,
     /// Model writing the feedback messages: provider:model or a named llm agent of --agents-file (temperature 0; cached in <out>/feedback-cache/) [default: a fixed template].
-    #[arg(long, value_name = "PROVIDER:MODEL")]
+    #[arg(long, value_name = "MODEL")]
     feedback_model: Option<String>,
     /// How colleagues answer the agent: deterministic (keyword rules of people.toml), or llm:<provider>:<model> / a named llm agent of --agents-file (temperature 0; replies cached in <out>/colleague-cache/).
     #[arg(long, value_name = "POLICY", default_value = "deterministic")]
