@@ -247,6 +247,14 @@ pub struct People {
     pub colleagues: Option<ColleaguesEntry>,
 }
 
+/// A model spec's error, said about the option that gave it (the catalog speaks of `--judge`).
+fn named(option: &str, e: RunError) -> RunError {
+    RunError::Config(format!(
+        "{option}: {}",
+        e.to_string().replacen("--judge ", "", 1)
+    ))
+}
+
 /// The model playing the colleagues: shared by every trial (each trial gets its own
 /// [`LlmColleagues`] with its own conversations), its replies cached in `<out>/colleague-cache/`.
 pub struct ColleaguesEntry {
@@ -269,18 +277,18 @@ impl People {
                     "--feedback-model needs feedback rounds — add --feedback <n> (n ≥ 1)".into(),
                 ));
             }
-            Some(spec) => Some(JudgeEntry::make_in(
-                catalog,
-                spec,
-                config.out.join(rundir::FEEDBACK_CACHE),
-            )?),
+            Some(spec) => Some(
+                JudgeEntry::make_in(catalog, spec, config.out.join(rundir::FEEDBACK_CACHE))
+                    .map_err(|e| named("--feedback-model", e))?,
+            ),
             None => None,
         };
         let colleagues = match config.colleagues.as_deref() {
             None | Some("deterministic") => None,
             Some(spec) => {
                 let entry =
-                    JudgeEntry::make_in(catalog, spec, config.out.join(rundir::COLLEAGUE_CACHE))?;
+                    JudgeEntry::make_in(catalog, spec, config.out.join(rundir::COLLEAGUE_CACHE))
+                        .map_err(|e| named("--colleagues", e))?;
                 Some(ColleaguesEntry {
                     manifest: entry.manifest(),
                     model: std::sync::Arc::new(entry.judge),

@@ -390,6 +390,49 @@ fn multi_turn_units_oracle_and_null_under_feedback() {
 }
 
 #[test]
+fn bad_settings_are_refused_naming_the_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("answer");
+    write_answer_task(&task);
+    let catalog = bureau_agents::AgentCatalog::new().with_env(|_| None);
+    let mut c = config(&task, &["null"], &tmp.path().join("run"), 0);
+    c.feedback_model = Some("openai:gpt-4.1-mini".into());
+    let err = bureau_run::People::make(&catalog, &c)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("--feedback-model needs feedback rounds"),
+        "{err}"
+    );
+    c.feedback.rounds = 1;
+    c.feedback.threshold = 60.0;
+    let err = bureau_run::People::make(&catalog, &c)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("--feedback-threshold 60 is not a score"),
+        "{err}"
+    );
+    c.feedback.threshold = 0.6;
+    c.feedback_model = None;
+    c.colleagues = Some("gpt-9".into());
+    let err = bureau_run::People::make(&catalog, &c)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.starts_with("--colleagues: `gpt-9`"), "{err}");
+    c.colleagues = Some("deterministic".into());
+    assert!(
+        bureau_run::People::make(&catalog, &c)
+            .unwrap()
+            .colleagues
+            .is_none()
+    );
+}
+
+#[test]
 fn a_task_caps_rounds_and_sets_its_threshold() {
     let tmp = tempfile::tempdir().unwrap();
     let task = tmp.path().join("answer");
