@@ -49,6 +49,11 @@ pub struct TurnInput {
     pub prompt: String,
     /// The world clock during this turn.
     pub time: WorldTime,
+    /// 0 for the turn's wake-up prompt; r ≥ 1 when `prompt` is the simulated user's r-th
+    /// feedback message on this turn's work (`bureau run --feedback`): the same turn goes on,
+    /// in the same conversation, on the same world. Agents replaying a fixed script do
+    /// nothing in a feedback round unless their script has one.
+    pub round: u32,
 }
 
 /// What the agent hands back at the end of a turn.

@@ -36,6 +36,10 @@ impl Agent for OracleAgent {
         turn: &TurnInput,
         tools: &ToolSession,
     ) -> Result<TurnOutput, AgentError> {
+        // The solution is the whole of the turn's work: nothing to add after feedback.
+        if turn.round > 0 {
+            return Ok(TurnOutput::default());
+        }
         let calls = turn
             .index
             .checked_sub(1)

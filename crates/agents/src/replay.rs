@@ -5,6 +5,10 @@
 //!
 //! `<path>` is a `trajectory.jsonl` file or a trial directory holding one. Replaying the
 //! trajectory of a trial on the same task reproduces its world and its verdicts.
+//!
+//! A trajectory with feedback rounds (`feedback` steps) is replayed round by round: the
+//! actions after a turn's r-th `feedback` step are re-issued in feedback round r of that turn
+//! (when the replay run gives one).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +29,8 @@ enum Action {
 pub struct ReplayAgent {
     path: PathBuf,
     turns: BTreeMap<u32, Vec<Action>>,
+    /// Actions of feedback rounds, by (turn, round ≥ 1).
+    rounds: BTreeMap<(u32, u32), Vec<Action>>,
 }
 
 impl ReplayAgent {
@@ -44,6 +50,8 @@ impl ReplayAgent {
                 .into(),
         })?;
         let mut turns: BTreeMap<u32, Vec<Action>> = BTreeMap::new();
+        let mut rounds: BTreeMap<(u32, u32), Vec<Action>> = BTreeMap::new();
+        let mut round_of: BTreeMap<u32, u32> = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -57,6 +65,10 @@ impl ReplayAgent {
             let action = match step.kind {
                 StepKind::ToolCall { tool, args, .. } => Action::Call { tool, args },
                 StepKind::Message { text } => Action::Say(text),
+                StepKind::Feedback { round, .. } => {
+                    round_of.insert(step.turn, round);
+                    continue;
+                }
                 StepKind::Prompt { .. }
                 | StepKind::LimitReached { .. }
                 | StepKind::Note { .. }
@@ -64,9 +76,16 @@ impl ReplayAgent {
                     continue;
                 }
             };
-            turns.entry(step.turn).or_default().push(action);
+            match round_of.get(&step.turn).copied().unwrap_or(0) {
+                0 => turns.entry(step.turn).or_default().push(action),
+                r => rounds.entry((step.turn, r)).or_default().push(action),
+            }
         }
-        Ok(ReplayAgent { path: file, turns })
+        Ok(ReplayAgent {
+            path: file,
+            turns,
+            rounds,
+        })
     }
 
     /// The trajectory file being replayed.
@@ -101,12 +120,11 @@ impl Agent for ReplayAgent {
         turn: &TurnInput,
         tools: &ToolSession,
     ) -> Result<TurnOutput, AgentError> {
-        for action in self
-            .turns
-            .get(&turn.index)
-            .map(|a| a.as_slice())
-            .unwrap_or(&[])
-        {
+        let actions = match turn.round {
+            0 => self.turns.get(&turn.index),
+            r => self.rounds.get(&(turn.index, r)),
+        };
+        for action in actions.map(|a| a.as_slice()).unwrap_or(&[]) {
             match action {
                 Action::Call { tool, args } => {
                     if tools.call(tool, args.clone()).is_err() {

@@ -73,6 +73,7 @@ fn input(task: &Task) -> TurnInput {
         index: 1,
         prompt: t.prompt.clone(),
         time: t.at,
+        round: 0,
     }
 }
 

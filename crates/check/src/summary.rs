@@ -130,6 +130,10 @@ pub struct AgentSummary {
     /// `file_deps`; absent when there are none (issue 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depgraph: Option<DepGraphSummary>,
+    /// AgencyBench's feedback metrics (Pass@1, Pass@2, rise), when the agent's trials had
+    /// feedback rounds (`bureau run --feedback`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackSummary>,
 }
 
 // --- Dependency-graph recognition (issue 5) ---------------------------------------------------
@@ -165,6 +169,115 @@ fn depgraph_summary(scored: &[Scored<'_>]) -> Option<DepGraphSummary> {
         trials: figures.len() as u32,
         nodes: avg(&|d| d.nodes),
         edges: avg(&|d| d.edges),
+    })
+}
+
+// ---- feedback rounds (AgencyBench's user simulator) ----
+
+/// Pass@k with feedback, AgencyBench's way: a unit is one turn of one scored trial (the last
+/// turn with the `final` items) — AgencyBench's "task" within a scenario — and Pass@k is the
+/// share of units whose weighted score met the threshold within k tries (the first try and
+/// k − 1 feedback rounds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackSummary {
+    /// Most feedback rounds per turn any trial allowed.
+    pub rounds: u32,
+    /// Units: turns with rubric items, over scored trials with feedback.
+    pub units: u32,
+    /// Pass@k for k = 1 ..= max(rounds, 1) + 1.
+    pub pass_at: BTreeMap<u32, f64>,
+    /// Pass@1: met on the first try, before any feedback.
+    pub pass_1: f64,
+    /// Pass@2: met within one feedback round.
+    pub pass_2: f64,
+    /// The relative rise (Pass@2 − Pass@1) / Pass@1, as a fraction (0.889 = +88.9 %); `null`
+    /// when Pass@1 is 0.
+    pub rise: Option<f64>,
+    /// AgencyBench's Att: mean tries per unit (1 = no feedback needed; a unit that never met
+    /// the threshold counts every try it had).
+    pub attempts_mean: f64,
+    /// Feedback messages the simulated user sent.
+    pub messages: u32,
+    /// The same per task, by task id.
+    pub per_task: BTreeMap<String, FeedbackTaskRow>,
+}
+
+/// One task's feedback metrics for one agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackTaskRow {
+    pub units: u32,
+    pub pass_1: f64,
+    pub pass_2: f64,
+    pub rise: Option<f64>,
+    pub attempts_mean: f64,
+}
+
+/// The rise from Pass@1 to Pass@2; `None` when Pass@1 is 0 (no base to rise from).
+pub fn feedback_rise(pass_1: f64, pass_2: f64) -> Option<f64> {
+    (pass_1 > 0.0).then(|| (pass_2 - pass_1) / pass_1)
+}
+
+fn feedback_summary(scored: &[Scored<'_>]) -> Option<FeedbackSummary> {
+    let records: Vec<(&str, &bureau_core::result::FeedbackRecord)> = scored
+        .iter()
+        .filter_map(|s| {
+            s.result
+                .feedback
+                .as_ref()
+                .map(|f| (s.result.task.id.as_str(), f))
+        })
+        .collect();
+    if records.is_empty() {
+        return None;
+    }
+    let rounds = records.iter().map(|(_, f)| f.rounds).max().unwrap_or(0);
+    let ks: Vec<u32> = (1..=rounds.max(1) + 1).collect();
+    let units: Vec<(&str, &bureau_core::result::TurnFeedback)> = records
+        .iter()
+        .flat_map(|(task, f)| f.turns.iter().map(move |t| (*task, t)))
+        .filter(|(_, t)| !t.rounds.is_empty())
+        .collect();
+    let rate = |us: &[&bureau_core::result::TurnFeedback], k: u32| {
+        mean(
+            us.iter()
+                .map(|u| if u.met_within(k as usize) { 1.0 } else { 0.0 }),
+        )
+    };
+    let tries =
+        |us: &[&bureau_core::result::TurnFeedback]| mean(us.iter().map(|u| u.rounds.len() as f64));
+    let all: Vec<&bureau_core::result::TurnFeedback> = units.iter().map(|(_, u)| *u).collect();
+    let pass_at: BTreeMap<u32, f64> = ks.iter().map(|k| (*k, rate(&all, *k))).collect();
+    let (pass_1, pass_2) = (rate(&all, 1), rate(&all, 2));
+    let mut by_task: BTreeMap<&str, Vec<&bureau_core::result::TurnFeedback>> = BTreeMap::new();
+    for (task, u) in &units {
+        by_task.entry(task).or_default().push(u);
+    }
+    let per_task = by_task
+        .into_iter()
+        .map(|(task, us)| {
+            let (p1, p2) = (rate(&us, 1), rate(&us, 2));
+            (
+                task.to_string(),
+                FeedbackTaskRow {
+                    units: us.len() as u32,
+                    pass_1: p1,
+                    pass_2: p2,
+                    rise: feedback_rise(p1, p2),
+                    attempts_mean: tries(&us),
+                },
+            )
+        })
+        .collect();
+    Some(FeedbackSummary {
+        rounds,
+        units: all.len() as u32,
+        pass_at,
+        pass_1,
+        pass_2,
+        rise: feedback_rise(pass_1, pass_2),
+        attempts_mean: tries(&all),
+        messages: all.iter().map(|u| u.rounds.len() as u32 - 1).sum(),
+        per_task,
     })
 }
 
@@ -519,6 +632,7 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         per_task: task_rows,
         errored,
         depgraph: depgraph_summary(&scored),
+        feedback: feedback_summary(&scored),
     }
 }
 
@@ -635,6 +749,7 @@ mod tests {
                 dir: "attempt-1".into(),
             }],
             depgraph: None,
+            feedback: None,
         };
         (result, verdicts)
     }
@@ -877,6 +992,35 @@ mod tests {
         t
     }
 
+    /// Feedback records: (turn, per-round scores) with a threshold of 0.6.
+    fn with_feedback(
+        mut t: (TrialResult, Vec<Verdict>),
+        rounds: u32,
+        turns: &[(u32, &[f64])],
+    ) -> (TrialResult, Vec<Verdict>) {
+        use bureau_core::result::{FeedbackRecord, RoundScore, TurnFeedback};
+        t.0.feedback = Some(FeedbackRecord {
+            rounds,
+            threshold: 0.6,
+            writer: "template".into(),
+            turns: turns
+                .iter()
+                .map(|(turn, scores)| TurnFeedback {
+                    turn: *turn,
+                    rounds: scores
+                        .iter()
+                        .map(|s| RoundScore {
+                            score: *s,
+                            met: *s >= 0.6,
+                            failed: vec![],
+                        })
+                        .collect(),
+                })
+                .collect(),
+        });
+        t
+    }
+
     #[test]
     fn depgraph_is_the_mean_over_scored_trials_with_file_deps_and_absent_without() {
         let mut trials = fixture();
@@ -904,5 +1048,67 @@ mod tests {
                 .unwrap()
                 .contains("depgraph")
         );
+    }
+
+    fn feedback_fixture() -> Vec<(TrialResult, Vec<Verdict>)> {
+        let f = fixture();
+        vec![
+            // t1 e1: turn 1 met at once; turn 2 met after one feedback round.
+            with_feedback(f[0].clone(), 2, &[(1, &[1.0]), (2, &[0.5, 1.0])]),
+            // t1 e2: turn 1 met after two rounds; turn 2 never (three tries).
+            with_feedback(
+                f[1].clone(),
+                2,
+                &[(1, &[0.0, 0.5, 0.75]), (2, &[0.2, 0.3, 0.4])],
+            ),
+            // t2 e1: met at once.
+            with_feedback(f[2].clone(), 2, &[(1, &[0.6])]),
+            // t2 e2 errored: never counted, whatever its record says.
+            with_feedback(f[3].clone(), 2, &[(1, &[0.0, 0.0, 0.0])]),
+            f[4].clone(),
+        ]
+    }
+
+    #[test]
+    fn feedback_pass_at_k_and_rise_follow_agencybench() {
+        let s = summarize(&feedback_fixture());
+        let fb = s.agents["alpha"].feedback.clone().unwrap();
+        // Units: t1e1 {1: met@1, 2: met@2}, t1e2 {1: met@3, 2: never}, t2e1 {1: met@1}.
+        assert_eq!((fb.rounds, fb.units, fb.messages), (2, 5, 5));
+        assert!(close(fb.pass_1, 2.0 / 5.0));
+        assert!(close(fb.pass_2, 3.0 / 5.0));
+        assert!(close(fb.pass_at[&3], 4.0 / 5.0));
+        assert_eq!(
+            fb.pass_at.keys().copied().collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        assert!(close(fb.rise.unwrap(), 0.5), "(0.6 - 0.4) / 0.4");
+        assert!(close(fb.attempts_mean, (1.0 + 2.0 + 3.0 + 3.0 + 1.0) / 5.0));
+        let t1 = &fb.per_task["t1"];
+        assert_eq!(t1.units, 4);
+        assert!(close(t1.pass_1, 0.25) && close(t1.pass_2, 0.5));
+        assert!(close(t1.rise.unwrap(), 1.0));
+        let t2 = &fb.per_task["t2"];
+        assert_eq!(t2.units, 1, "the errored epoch is not a unit");
+        assert!(close(t2.rise.unwrap(), 0.0));
+        // beta ran without feedback: no block, and nothing else changes.
+        assert_eq!(s.agents["beta"].feedback, None);
+        let mut plain = s.clone();
+        for a in plain.agents.values_mut() {
+            a.feedback = None;
+        }
+        assert_eq!(plain, summarize(&fixture()));
+        insta::assert_json_snapshot!(fb);
+    }
+
+    #[test]
+    fn feedback_rise_is_undefined_from_zero() {
+        assert_eq!(feedback_rise(0.0, 1.0), None);
+        assert!(close(feedback_rise(0.281, 0.531).unwrap(), 0.25 / 0.281));
+        // A run whose every unit failed first and passed after feedback.
+        let f = fixture();
+        let s = summarize(&[with_feedback(f[0].clone(), 1, &[(1, &[0.0, 1.0])])]);
+        let fb = s.agents["alpha"].feedback.clone().unwrap();
+        assert_eq!((fb.pass_1, fb.pass_2, fb.rise), (0.0, 1.0, None));
     }
 }

@@ -153,6 +153,19 @@ struct RunArgs {
     /// LLM judge of rubric items written `judge = "..."`: provider:model or a named llm agent of --agents-file (temperature 0; answers cached in <out>/judge-cache/).
     #[arg(long, value_name = "PROVIDER:MODEL")]
     judge: Option<String>,
+    // ---- simulated people (docs/feedback.md, docs/services/people.md) ----
+    /// Feedback rounds per turn: when a turn's weighted score is below --feedback-threshold, the simulated user replies with the items still failed and the agent goes on (AgencyBench; Pass@1, Pass@2 and the rise in summary.json). 0 = off.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    feedback: u32,
+    /// Weighted score (0–1) of a turn's items that satisfies the simulated user (a task's [feedback] threshold replaces it).
+    #[arg(long, default_value_t = bureau_run::feedback::DEFAULT_THRESHOLD, value_name = "SCORE")]
+    feedback_threshold: f64,
+    /// Model writing the feedback messages: provider:model or a named llm agent of --agents-file (temperature 0; cached in <out>/feedback-cache/) [default: a fixed template].
+    #[arg(long, value_name = "MODEL")]
+    feedback_model: Option<String>,
+    /// How colleagues answer the agent: deterministic (keyword rules of people.toml), or llm:<provider>:<model> / a named llm agent of --agents-file (temperature 0; replies cached in <out>/colleague-cache/).
+    #[arg(long, value_name = "POLICY", default_value = "deterministic")]
+    colleagues: String,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -262,6 +275,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         agents_file: args.agents_file,
         model: args.model,
         judge: args.judge,
+        feedback: bureau_run::FeedbackSettings {
+            rounds: args.feedback,
+            threshold: args.feedback_threshold,
+        },
+        feedback_model: args.feedback_model,
+        colleagues: Some(args.colleagues),
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.

@@ -113,6 +113,9 @@ pub struct TrialResult {
     /// no `file_deps` (issue 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depgraph: Option<DepGraphScore>,
+    /// The feedback rounds of the trial, when the run had them (`bureau run --feedback <n>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackRecord>,
 }
 
 // --- Dependency-graph recognition (issue 5, §5) ----------------------------------------------
@@ -139,4 +142,48 @@ pub struct DepGraphScore {
     pub predicted_edges: u32,
     pub truth_edges: u32,
     pub matched_edges: u32,
+}
+
+// ---- feedback rounds (AgencyBench's user simulator) ----
+
+/// How the simulated user gave feedback in one trial, and the score of every round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackRecord {
+    /// Feedback rounds allowed per turn (the run's `--feedback`, capped by the task's
+    /// `[feedback] rounds`).
+    pub rounds: u32,
+    /// The weighted score a turn's items must reach for the user to be satisfied.
+    pub threshold: f64,
+    /// `template`, or the `provider:model` that wrote the messages.
+    pub writer: String,
+    /// Every turn that has rubric items (the last one with the `final` items), in order.
+    pub turns: Vec<TurnFeedback>,
+}
+
+/// The rounds of one turn: `rounds[0]` is the agent's first try, `rounds[r]` its work after
+/// the r-th feedback message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnFeedback {
+    pub turn: u32,
+    pub rounds: Vec<RoundScore>,
+}
+
+/// The turn's items after one round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundScore {
+    /// Weighted score of the turn's items.
+    pub score: f64,
+    /// Whether `score` reached the threshold.
+    pub met: bool,
+    /// Ids of the items that did not pass.
+    #[serde(default)]
+    pub failed: Vec<String>,
+}
+
+impl TurnFeedback {
+    /// Whether the turn met the threshold within `k` tries (the first try and `k - 1`
+    /// feedback rounds): AgencyBench's per-task Pass@k.
+    pub fn met_within(&self, k: usize) -> bool {
+        self.rounds.iter().take(k).any(|r| r.met)
+    }
 }

@@ -141,6 +141,20 @@ impl Default for Limits {
     }
 }
 
+/// `[feedback]`: the task's own settings for the simulated user's feedback rounds (see
+/// `docs/feedback.md`). The run decides whether there are rounds (`bureau run --feedback
+/// <n>`); `rounds` caps them for this task (0 = never for this task) and `threshold` replaces
+/// the run's threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskFeedback {
+    #[serde(default)]
+    pub rounds: Option<u32>,
+    /// Weighted score (0–1) of a turn's items that satisfies the user.
+    #[serde(default)]
+    pub threshold: Option<f64>,
+}
+
 /// A calendar event written inline in `task.toml` (or read from an `.ics` file by the world).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InlineEvent {
@@ -588,6 +602,8 @@ pub struct Task {
     /// Where the task expects its deliverables (`[outputs]`).
     pub outputs: OutputsSpec,
     pub limits: Limits,
+    /// `[feedback]`, when the task has one.
+    pub feedback: Option<TaskFeedback>,
     pub turns: Vec<Turn>,
     pub rubric: Vec<RubricItem>,
     /// `checks.star`: its path and source, if present.
@@ -665,6 +681,8 @@ struct RawTask {
     outputs: Option<Spanned<OutputsSpec>>,
     #[serde(default)]
     limits: Limits,
+    #[serde(default)]
+    feedback: Option<Spanned<TaskFeedback>>,
     #[serde(default, rename = "turn")]
     turns: Vec<Spanned<RawTurn>>,
     #[serde(default)]
@@ -908,6 +926,21 @@ impl Loader {
             );
         }
 
+        let feedback = raw.feedback.map(|f| {
+            let span = f.span();
+            let f = f.into_inner();
+            if let Some(t) = f.threshold
+                && !(0.0..=1.0).contains(&t)
+            {
+                self.err(
+                    span,
+                    format!("[feedback] threshold {t} is not a score"),
+                    "give the weighted score (0 to 1) a turn's items must reach, e.g. 0.6",
+                );
+            }
+            f
+        });
+
         if raw.turns.is_empty() {
             self.err(
                 0..0,
@@ -1029,6 +1062,7 @@ impl Loader {
             file_dep_nodes,
             outputs,
             limits: raw.limits,
+            feedback,
             turns,
             rubric,
             checks,

@@ -35,6 +35,16 @@ pub enum StepKind {
     /// One call of a model API by a model-driven agent (`llm`): the raw request and response
     /// JSON, the tokens it used and what it cost, and the retries it took.
     ModelCall(ModelCall),
+    /// The simulated user's reply after the turn's work fell short of the feedback threshold
+    /// (AgencyBench's feedback rounds, `bureau run --feedback <n>`): round `round` (from 1) of
+    /// the turn, naming the rubric items still failed. The agent continues the same turn.
+    Feedback {
+        round: u32,
+        text: String,
+        /// Ids of the rubric items the message is about.
+        #[serde(default)]
+        failed: Vec<String>,
+    },
 }
 
 /// One model API call, as recorded in the trajectory (`"type": "model_call"`).

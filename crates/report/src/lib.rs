@@ -94,6 +94,70 @@ fn table(out: &mut String, header: &[&str], text_cols: usize, rows: &[Vec<String
     out.push('\n');
 }
 
+// ---- feedback rounds (AgencyBench's user simulator) ----
+
+/// `## Feedback rounds`: Pass@1, Pass@2 and the rise, when some agent ran with feedback.
+fn feedback_section(out: &mut String, agents: &[(&String, &AgentSummary)]) {
+    let with: Vec<(&String, &bureau_check::summary::FeedbackSummary)> = agents
+        .iter()
+        .filter_map(|(name, a)| a.feedback.as_ref().map(|f| (*name, f)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    out.push_str("## Feedback rounds
+
+A simulated user answered each turn whose weighted score fell below the threshold with the items still failed, and the agent went on (AgencyBench). A unit is one turn of one scored trial. Pass@k: share of units meeting the threshold within k tries (Pass@1 before any feedback). Rise: (Pass@2 − Pass@1) / Pass@1. Tries: mean tries per unit (AgencyBench's Att).\n\n");
+    let rise = |r: Option<f64>| r.map_or_else(|| "—".to_string(), |r| format!("{:+.1}", r * 100.0));
+    let rows: Vec<Vec<String>> = with
+        .iter()
+        .map(|(name, f)| {
+            vec![
+                cell(name),
+                f.rounds.to_string(),
+                f.units.to_string(),
+                pct(f.pass_1),
+                pct(f.pass_2),
+                rise(f.rise),
+                format!("{:.2}", f.attempts_mean),
+                f.messages.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "Agent", "Rounds", "Units", "Pass@1", "Pass@2", "Rise %", "Tries", "Messages",
+        ],
+        1,
+        &rows,
+    );
+    let rows: Vec<Vec<String>> = with
+        .iter()
+        .flat_map(|(name, f)| {
+            f.per_task.iter().map(move |(task, t)| {
+                vec![
+                    cell(name),
+                    cell(task),
+                    t.units.to_string(),
+                    pct(t.pass_1),
+                    pct(t.pass_2),
+                    rise(t.rise),
+                    format!("{:.2}", t.attempts_mean),
+                ]
+            })
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "Agent", "Task", "Units", "Pass@1", "Pass@2", "Rise %", "Tries",
+        ],
+        2,
+        &rows,
+    );
+}
+
 /// `report.md` for a run.
 /// "Dependency-graph recognition": node and edge precision / recall / F1 per agent, over the
 /// scored trials whose task has `file_deps`; nothing when no agent has such trials.
@@ -283,6 +347,7 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
 
     // --- Dependency-graph recognition (issue 5) ---
     depgraph_section(&mut out, &agents);
+    feedback_section(&mut out, &agents);
 
     // Per turn.
     let turn_keys: BTreeSet<&String> = summary

@@ -140,6 +140,7 @@ fn trial(
                 })
                 .collect(),
             depgraph: None,
+            feedback: None,
         },
         verdicts,
     )

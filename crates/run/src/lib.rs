@@ -10,6 +10,7 @@
 //! `error` too (not retried: the same world breaks the same check). [`rescore`] recomputes the
 //! verdicts of a finished run from its stored snapshots and trajectories.
 
+pub mod feedback;
 pub mod rescore;
 pub mod rundir;
 pub mod trial;
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use bureau_agents::llm::LlmJudge;
+use bureau_agents::llm::{LlmColleagues, LlmJudge};
 use bureau_agents::{Agent, AgentCatalog, AgentError, sanitize_name};
 use bureau_check::summary::{Summary, summarize};
 use bureau_check::{CachedJudge, CheckLimits, CheckProgram, Judge, load_checks};
@@ -32,9 +33,10 @@ use bureau_core::{TaskError, TaskErrors};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+pub use feedback::{Feedback, FeedbackSettings};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
-pub use trial::{AttemptOutcome, Scoring, run_attempt};
+pub use trial::{AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{ValidationReport, ValidationRow, validate};
 
 /// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
@@ -65,6 +67,15 @@ pub struct RunConfig {
     /// The LLM judge of `judge = ...` rubric items: `provider:model` or a named `llm` agent of
     /// the agents file. Answers are cached in `<out>/judge-cache/`.
     pub judge: Option<String>,
+    /// The simulated user's feedback rounds (`--feedback`, `--feedback-threshold`); default
+    /// none.
+    pub feedback: FeedbackSettings,
+    /// The model writing the feedback messages (`--feedback-model`: `provider:model` or a
+    /// named `llm` agent); default the fixed template. Cached in `<out>/feedback-cache/`.
+    pub feedback_model: Option<String>,
+    /// The colleagues' reply policy (`--colleagues`): `deterministic` (the default) or
+    /// `llm:<provider>:<model>` / a named `llm` agent. Cached in `<out>/colleague-cache/`.
+    pub colleagues: Option<String>,
 }
 
 impl RunConfig {
@@ -81,6 +92,9 @@ impl RunConfig {
             agents_file: None,
             model: None,
             judge: None,
+            feedback: FeedbackSettings::default(),
+            feedback_model: None,
+            colleagues: None,
         }
     }
 }
@@ -138,6 +152,24 @@ pub struct RunManifest {
     /// The LLM judge, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeManifest>,
+    /// The simulated user's feedback rounds, when the run has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackManifest>,
+    /// The colleagues' reply policy, when it is not the deterministic one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colleagues: Option<JudgeManifest>,
+}
+
+/// The feedback setting of a run, as recorded in `run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackManifest {
+    /// Feedback rounds per turn (`--feedback`).
+    pub rounds: u32,
+    /// `--feedback-threshold`.
+    pub threshold: f64,
+    /// The model writing the messages; absent for the fixed template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<JudgeManifest>,
 }
 
 /// The judge of a run, as recorded in `run.json` (never a secret).
@@ -208,7 +240,74 @@ pub fn run_with_catalog(
         Some(spec) => Some(JudgeEntry::make(&catalog, spec, &config.out)?),
         None => None,
     };
-    run_judged(config, &|spec| catalog.make(spec), judge.as_ref())
+    let people = People::make(&catalog, config)?;
+    run_full(config, &|spec| catalog.make(spec), judge.as_ref(), &people)
+}
+
+// ---- simulated people: the user's feedback writer and LLM colleagues ----
+
+/// The models that play people in a run: the user writing feedback (`--feedback-model`) and
+/// the colleagues (`--colleagues`). Both absent by default (template feedback, deterministic
+/// colleagues).
+#[derive(Default)]
+pub struct People {
+    pub feedback_writer: Option<JudgeEntry>,
+    pub colleagues: Option<ColleaguesEntry>,
+}
+
+/// A model spec's error, said about the option that gave it (the catalog speaks of `--judge`).
+fn named(option: &str, e: RunError) -> RunError {
+    RunError::Config(format!(
+        "{option}: {}",
+        e.to_string().replacen("--judge ", "", 1)
+    ))
+}
+
+/// The model playing the colleagues: shared by every trial (each trial gets its own
+/// [`LlmColleagues`] with its own conversations), its replies cached in `<out>/colleague-cache/`.
+pub struct ColleaguesEntry {
+    pub manifest: JudgeManifest,
+    pub model: std::sync::Arc<dyn Judge>,
+}
+
+impl People {
+    /// The models `config` names, made with `catalog` (its agents file and environment).
+    pub fn make(catalog: &AgentCatalog, config: &RunConfig) -> Result<People, RunError> {
+        if !(0.0..=1.0).contains(&config.feedback.threshold) {
+            return Err(RunError::Config(format!(
+                "--feedback-threshold {} is not a score — give a weighted score from 0 to 1, e.g. 0.6",
+                config.feedback.threshold
+            )));
+        }
+        let feedback_writer = match &config.feedback_model {
+            Some(_) if !config.feedback.enabled() => {
+                return Err(RunError::Config(
+                    "--feedback-model needs feedback rounds — add --feedback <n> (n ≥ 1)".into(),
+                ));
+            }
+            Some(spec) => Some(
+                JudgeEntry::make_in(catalog, spec, config.out.join(rundir::FEEDBACK_CACHE))
+                    .map_err(|e| named("--feedback-model", e))?,
+            ),
+            None => None,
+        };
+        let colleagues = match config.colleagues.as_deref() {
+            None | Some("deterministic") => None,
+            Some(spec) => {
+                let entry =
+                    JudgeEntry::make_in(catalog, spec, config.out.join(rundir::COLLEAGUE_CACHE))
+                        .map_err(|e| named("--colleagues", e))?;
+                Some(ColleaguesEntry {
+                    manifest: entry.manifest(),
+                    model: std::sync::Arc::new(entry.judge),
+                })
+            }
+        };
+        Ok(People {
+            feedback_writer,
+            colleagues,
+        })
+    }
 }
 
 /// The run's judge: the model as configured, its answers cached in the run directory.
@@ -221,13 +320,31 @@ pub struct JudgeEntry {
 impl JudgeEntry {
     /// The judge `spec` names (see [`AgentCatalog::make_judge`]), caching in `<out>/judge-cache`.
     pub fn make(catalog: &AgentCatalog, spec: &str, out: &Path) -> Result<JudgeEntry, RunError> {
+        JudgeEntry::make_in(catalog, spec, out.join(rundir::JUDGE_CACHE))
+    }
+
+    /// A temperature-0 model `spec` names (`provider:model`, `llm:provider:model` or a named
+    /// `llm` agent), its answers cached in `cache`.
+    pub fn make_in(
+        catalog: &AgentCatalog,
+        spec: &str,
+        cache: PathBuf,
+    ) -> Result<JudgeEntry, RunError> {
         let judge = catalog.make_judge(spec)?;
         let definition = serde_json::to_value(judge.definition()).unwrap_or_default();
         Ok(JudgeEntry {
             spec: spec.to_string(),
             definition,
-            judge: CachedJudge::new(judge, out.join(rundir::JUDGE_CACHE)),
+            judge: CachedJudge::new(judge, cache),
         })
+    }
+
+    fn manifest(&self) -> JudgeManifest {
+        JudgeManifest {
+            spec: self.spec.clone(),
+            model: self.judge.model(),
+            definition: self.definition.clone(),
+        }
     }
 }
 
@@ -241,6 +358,17 @@ pub fn run_judged(
     config: &RunConfig,
     factory: &AgentFactory<'_>,
     judge: Option<&JudgeEntry>,
+) -> Result<RunOutcome, RunError> {
+    run_full(config, factory, judge, &People::default())
+}
+
+/// Run, making agents with `factory`, judging with `judge`, and with the simulated people of
+/// `people` (feedback rounds follow `config.feedback`).
+pub fn run_full(
+    config: &RunConfig,
+    factory: &AgentFactory<'_>,
+    judge: Option<&JudgeEntry>,
+    people: &People,
 ) -> Result<RunOutcome, RunError> {
     if config.agents.is_empty() {
         return Err(RunError::Config(
@@ -285,11 +413,13 @@ pub fn run_judged(
         agents: agents.clone(),
         epochs: config.epochs,
         tasks: loaded.iter().map(|(t, _)| t.id.clone()).collect(),
-        judge: judge.map(|j| JudgeManifest {
-            spec: j.spec.clone(),
-            model: j.judge.model(),
-            definition: j.definition.clone(),
+        judge: judge.map(JudgeEntry::manifest),
+        feedback: config.feedback.enabled().then(|| FeedbackManifest {
+            rounds: config.feedback.rounds,
+            threshold: config.feedback.threshold,
+            model: people.feedback_writer.as_ref().map(JudgeEntry::manifest),
         }),
+        colleagues: people.colleagues.as_ref().map(|c| c.manifest.clone()),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -331,9 +461,28 @@ pub fn run_judged(
     let total = jobs.len() + skipped;
 
     let progress = Progress::new(total as u64, skipped as u64, config.quiet);
+    let colleague_model: Option<std::sync::Arc<dyn Judge>> =
+        people.colleagues.as_ref().map(|c| c.model.clone());
+    let make_colleagues = move || -> Box<dyn bureau_world::people::ReplyPolicy> {
+        match &colleague_model {
+            Some(model) => Box::new(LlmColleagues::new(model.clone())),
+            None => Box::new(bureau_world::people::DeterministicPolicy),
+        }
+    };
     let scoring = trial::Scoring {
         limits: CheckLimits::default(),
         judge: judge.map(|j| &j.judge as &dyn Judge),
+        feedback: Feedback {
+            settings: config.feedback,
+            writer: people
+                .feedback_writer
+                .as_ref()
+                .map(|w| &w.judge as &dyn Judge),
+        },
+        colleagues: people
+            .colleagues
+            .is_some()
+            .then_some(&make_colleagues as &ColleagueFactory<'_>),
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -408,6 +557,34 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
                     .map_or("nothing".into(), |d| d.to_string())
             ));
         }
+    }
+    // ---- simulated people ----
+    let feedback = |m: &RunManifest| {
+        m.feedback.as_ref().map_or("none".to_string(), |f| {
+            format!(
+                "{} round(s) at threshold {} written by {}",
+                f.rounds,
+                f.threshold,
+                f.model
+                    .as_ref()
+                    .map_or("the template", |j| j.model.as_str())
+            )
+        })
+    };
+    if feedback(old) != feedback(new) {
+        return Some(format!("feedback {}, not {}", feedback(old), feedback(new)));
+    }
+    let colleagues = |m: &RunManifest| {
+        m.colleagues
+            .as_ref()
+            .map_or("deterministic".to_string(), |c| c.model.clone())
+    };
+    if colleagues(old) != colleagues(new) {
+        return Some(format!(
+            "colleagues {}, not {}",
+            colleagues(old),
+            colleagues(new)
+        ));
     }
     if old.epochs != new.epochs {
         return Some(format!("{} epoch(s), not {}", old.epochs, new.epochs));

@@ -145,6 +145,20 @@ fn rescore_trial(
         Err(why) => return Ok(Err(why)),
     };
     result.depgraph = depgraph;
+    // ---- feedback rounds: every round's score again, from its stored world ----
+    if let Some(record) = result.feedback.as_mut()
+        && let Err(why) = rescore_rounds(
+            trial,
+            task,
+            program.as_ref(),
+            limits,
+            judge,
+            record,
+            &verdicts,
+        )
+    {
+        return Ok(Err(why));
+    }
 
     let status_before = result.status;
     match broken_checks(&verdicts) {
@@ -234,6 +248,85 @@ fn recompute(
     ));
     let depgraph = crate::trial::record_outputs(task, &world, &steps, trial)?;
     Ok((verdicts, depgraph))
+}
+
+/// Recompute the per-round scores of a trial with feedback rounds: round r < last of turn n
+/// from `snapshots/turn-<n>.round-<r>.json` and the trajectory up to the turn's (r+1)-th
+/// `feedback` step; the last round from the trial's (re-scored) final verdicts.
+fn rescore_rounds(
+    trial: &Path,
+    task: &Task,
+    program: Option<&CheckProgram>,
+    limits: &CheckLimits,
+    judge: Option<&dyn bureau_check::Judge>,
+    record: &mut bureau_core::result::FeedbackRecord,
+    finals: &[Verdict],
+) -> Result<(), String> {
+    use bureau_core::trajectory::StepKind;
+    let steps = read_trajectory(&trial.join(TRAJECTORY_JSONL))?;
+    let last = task.turns.last().map(|t| t.index);
+    let blobs = trial.join("world").join("blobs");
+    let scratch = tempfile::Builder::new()
+        .prefix(".rescore-rounds-")
+        .tempdir_in(trial)
+        .map_err(|e| format!("{}: {e}", trial.display()))?;
+    let mut world = World::build(task, &scratch.path().join("world"))
+        .map_err(|e| format!("building the task's world: {e}"))?;
+    let threshold = record.threshold;
+    for t in &mut record.turns {
+        let n = t.turn;
+        let in_unit = |v: &&Verdict| {
+            v.turn == TurnRef::Turn(n) || (Some(n) == last && v.turn == TurnRef::Final)
+        };
+        let count = t.rounds.len();
+        for (r, round) in t.rounds.iter_mut().enumerate() {
+            let unit: Vec<Verdict> = if r + 1 == count {
+                finals.iter().filter(in_unit).cloned().collect()
+            } else {
+                let path = trial
+                    .join("snapshots")
+                    .join(format!("turn-{n}.round-{r}.json"));
+                let snap: Snapshot = read_json(&path).map_err(|e| e.to_string())?;
+                world
+                    .restore_from(&snap, &blobs)
+                    .map_err(|e| format!("restoring turn {n} round {r}: {e}"))?;
+                // Everything before the user's (r+1)-th message on this turn.
+                let cut = steps
+                    .iter()
+                    .position(|s| {
+                        s.turn == n
+                            && matches!(s.kind, StepKind::Feedback { round, .. } if round as usize == r + 1)
+                    })
+                    .ok_or_else(|| {
+                        format!("turn {n}: the trajectory has no feedback step for round {}", r + 1)
+                    })?;
+                let so_far = &steps[..cut];
+                let mut unit = evaluate_judged(
+                    task,
+                    program,
+                    &world,
+                    so_far,
+                    TurnRef::Turn(n),
+                    limits,
+                    judge,
+                );
+                if Some(n) == last {
+                    unit.extend(evaluate_judged(
+                        task,
+                        program,
+                        &world,
+                        so_far,
+                        TurnRef::Final,
+                        limits,
+                        judge,
+                    ));
+                }
+                unit
+            };
+            *round = crate::feedback::round_score(&unit, threshold);
+        }
+    }
+    Ok(())
 }
 
 fn read_trajectory(path: &Path) -> Result<Vec<Step>, String> {

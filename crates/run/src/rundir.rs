@@ -10,6 +10,9 @@
 //!     trajectory.jsonl                 the agent's steps
 //!     events.jsonl                     the world event log
 //!     snapshots/turn-<n>.json          the world after turn n (content blobs in world/blobs)
+//!     snapshots/turn-<n>.round-<r>.json  with feedback rounds: the world after round r of
+//!                                      turn n, before the user's (r+1)-th message
+//!     feedback.json                    with feedback rounds: each round's verdicts and message
 //!     deliverables/                    workspace files the agent created or changed (final state;
 //!                                      files only the task added or replaced are left out)
 //!     mail/<owner>/<folder>/<id>.eml   every mailbox, final state
@@ -36,6 +39,12 @@ pub const REPORT_MD: &str = "report.md";
 pub const TRIALS: &str = "trials";
 pub const RESULT_JSON: &str = "result.json";
 pub const VERDICTS_JSON: &str = "verdicts.json";
+/// Every feedback round of a trial: the verdicts of the turn's items and the user's message.
+pub const FEEDBACK_JSON: &str = "feedback.json";
+/// Cached messages of a model writing the simulated user's feedback.
+pub const FEEDBACK_CACHE: &str = "feedback-cache";
+/// Cached replies of LLM colleagues, one file per (model, prompt) hash.
+pub const COLLEAGUE_CACHE: &str = "colleague-cache";
 pub const TRAJECTORY_JSONL: &str = "trajectory.jsonl";
 pub const EVENTS_JSONL: &str = "events.jsonl";
 pub const ATTEMPT_JSON: &str = "attempt.json";

@@ -19,16 +19,19 @@ use bureau_check::metrics::trial_score;
 use bureau_check::{CheckProgram, Judge};
 use bureau_core::log::Actor;
 use bureau_core::result::{
-    AttemptRecord, DepGraphScore, TrialResult, TrialScore, TrialStatus, Usage,
+    AttemptRecord, DepGraphScore, FeedbackRecord, TrialResult, TrialScore, TrialStatus,
+    TurnFeedback, Usage,
 };
 use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
+use bureau_world::people::ReplyPolicy;
 
+use crate::feedback::{self, Feedback};
 use crate::rundir::{
-    self, ATTEMPT_JSON, ATTEMPTS, DEPGRAPH_JSON, EVENTS_JSONL, OUTPUTS_JSON, RESULT_JSON,
-    TRAJECTORY_JSONL, VERDICTS_JSON, io_err,
+    self, ATTEMPT_JSON, ATTEMPTS, DEPGRAPH_JSON, EVENTS_JSONL, FEEDBACK_JSON, OUTPUTS_JSON,
+    RESULT_JSON, TRAJECTORY_JSONL, VERDICTS_JSON, io_err,
 };
 use crate::{AgentFactory, RunError};
 
@@ -55,13 +58,22 @@ pub struct AttemptOutcome {
     pub retryable: bool,
     /// Dependency-graph recognition (issue 5); `None` when the task has no `file_deps`.
     pub depgraph: Option<DepGraphScore>,
+    /// The feedback rounds, when the run has a simulated user.
+    pub feedback: Option<FeedbackRecord>,
 }
 
-/// How verdicts are reached: the check limits and the LLM judge (for `judge = ...` items).
+/// Makes the colleagues' reply policy of one trial (`bureau run --colleagues`).
+pub type ColleagueFactory<'a> = dyn Fn() -> Box<dyn ReplyPolicy> + Sync + 'a;
+
+/// How verdicts are reached: the check limits and the LLM judge (for `judge = ...` items);
+/// and the simulated people around the agent: the user's feedback rounds and the colleagues'
+/// reply policy (default: none, and the world's deterministic colleagues).
 #[derive(Clone, Copy, Default)]
 pub struct Scoring<'a> {
     pub limits: CheckLimits,
     pub judge: Option<&'a dyn Judge>,
+    pub feedback: Feedback<'a>,
+    pub colleagues: Option<&'a ColleagueFactory<'a>>,
 }
 
 /// Run one attempt of `task` with the agent `spec` in `dir` (which must exist), writing the
@@ -76,6 +88,7 @@ pub fn run_attempt(
 ) -> AttemptOutcome {
     let started = Instant::now();
     let mut verdicts: Vec<Verdict> = Vec::new();
+    let mut rounds = Rounds::new(task, &scoring.feedback);
     let mut world: Option<Arc<Mutex<World>>> = None;
     let mut error: Option<String> = None;
 
@@ -101,6 +114,7 @@ pub fn run_attempt(
                 recorder,
                 &mut world,
                 &mut verdicts,
+                &mut rounds,
             )
         }));
         error = match body {
@@ -189,6 +203,12 @@ pub fn run_attempt(
     {
         error = Some(e.to_string());
     }
+    if let Some(log) = &rounds.log
+        && let Err(e) = rundir::write_json(&dir.join(FEEDBACK_JSON), log)
+        && error.is_none()
+    {
+        error = Some(e.to_string());
+    }
 
     let usage = recorder
         .as_ref()
@@ -208,6 +228,7 @@ pub fn run_attempt(
         wall_seconds: started.elapsed().as_secs_f64(),
         retryable,
         depgraph,
+        feedback: rounds.record,
     }
 }
 
@@ -273,12 +294,17 @@ fn drive(
     recorder: &Recorder,
     world_slot: &mut Option<Arc<Mutex<World>>>,
     verdicts: &mut Vec<Verdict>,
+    rounds: &mut Rounds,
 ) -> Result<(), String> {
     let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
     let world =
         World::build(task, &dir.join("world")).map_err(|e| format!("building the world: {e}"))?;
     let world = Arc::new(Mutex::new(world));
     *world_slot = Some(world.clone());
+    // ---- simulated colleagues (`--colleagues`) ----
+    if let Some(make) = scoring.colleagues {
+        lock(&world).set_reply_policy(make());
+    }
 
     match catch_unwind(AssertUnwindSafe(|| agent.start_trial(task))) {
         Ok(Ok(())) => {}
@@ -294,6 +320,7 @@ fn drive(
     let snapshots = dir.join("snapshots");
     std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
     let turn_limits = TurnLimits::from(&task.limits);
+    let last = task.turns.last().map(|t| t.index);
     for turn in &task.turns {
         let n = turn.index;
         lock(&world)
@@ -306,55 +333,173 @@ fn drive(
                 text: turn.prompt.clone(),
             },
         });
-        let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
-        let input = TurnInput {
+        let mut input = TurnInput {
             index: n,
             prompt: turn.prompt.clone(),
             time: turn.at,
+            round: 0,
         };
-        let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session))) {
-            Ok(Ok(out)) => out,
-            Ok(Err(e)) => return Err(format!("turn {n}: agent error: {e}")),
-            Err(panic) => {
-                return Err(format!(
-                    "turn {n}: agent panicked: {}",
-                    panic_message(panic.as_ref())
-                ));
+        // The turn's items (the last turn's with the `final` items), after each round.
+        let mut scopes = vec![TurnRef::Turn(n)];
+        if Some(n) == last {
+            scopes.push(TurnRef::Final);
+        }
+        loop {
+            let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
+            let round = input.round;
+            let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session))) {
+                Ok(Ok(out)) => out,
+                Ok(Err(e)) => return Err(format!("turn {n}: agent error: {e}")),
+                Err(panic) => {
+                    return Err(format!(
+                        "turn {n}: agent panicked: {}",
+                        panic_message(panic.as_ref())
+                    ));
+                }
+            };
+            if let Some(text) = output.final_message {
+                recorder.record(Step {
+                    turn: n,
+                    kind: StepKind::Message { text },
+                });
             }
-        };
-        if let Some(text) = output.final_message {
+            let w = lock(&world);
+            if let Some(why) = w.reply_policy().failure() {
+                return Err(format!("turn {n}: a simulated colleague failed: {why}"));
+            }
+            let snap = w
+                .snapshot()
+                .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
+            rundir::write_json(&snapshots.join(format!("turn-{n}.json")), &snap)
+                .map_err(|e| format!("turn {n}: {e}"))?;
+            let steps = recorder.steps();
+            let unit: Vec<Verdict> = scopes
+                .iter()
+                .flat_map(|scope| {
+                    evaluate_judged(
+                        task,
+                        program,
+                        &w,
+                        &steps,
+                        *scope,
+                        &scoring.limits,
+                        scoring.judge,
+                    )
+                })
+                .collect();
+            drop(w);
+            // ---- feedback rounds (the simulated user) ----
+            let Some(message) = rounds.after(task, n, round, &unit, &scoring.feedback)? else {
+                verdicts.extend(unit);
+                break;
+            };
+            // The world of this round stays on record (re-scoring reads it).
+            std::fs::rename(
+                snapshots.join(format!("turn-{n}.json")),
+                snapshots.join(format!("turn-{n}.round-{round}.json")),
+            )
+            .map_err(|e| format!("turn {n}: keeping the snapshot of round {round}: {e}"))?;
             recorder.record(Step {
                 turn: n,
-                kind: StepKind::Message { text },
+                kind: StepKind::Feedback {
+                    round: round + 1,
+                    text: message.clone(),
+                    failed: unit
+                        .iter()
+                        .filter(|v| !v.passed())
+                        .map(|v| v.id.clone())
+                        .collect(),
+                },
+            });
+            input = TurnInput {
+                index: n,
+                prompt: message,
+                time: lock(&world).now(),
+                round: round + 1,
+            };
+        }
+    }
+    Ok(())
+}
+
+// ---- feedback rounds: the per-trial bookkeeping ----
+
+/// The feedback rounds of one attempt: the record for `result.json` and the full log for
+/// `feedback.json` (every round's verdicts and the message that followed it).
+pub(crate) struct Rounds {
+    rounds: u32,
+    threshold: f64,
+    record: Option<FeedbackRecord>,
+    log: Option<Vec<serde_json::Value>>,
+}
+
+impl Rounds {
+    fn new(task: &Task, feedback: &Feedback<'_>) -> Rounds {
+        let on = feedback.settings.enabled();
+        let own = feedback.settings.for_task(task);
+        Rounds {
+            rounds: own.rounds,
+            threshold: own.threshold,
+            record: on.then(|| FeedbackRecord {
+                rounds: own.rounds,
+                threshold: own.threshold,
+                writer: feedback.writer_name(),
+                turns: Vec::new(),
+            }),
+            log: on.then(Vec::new),
+        }
+    }
+
+    /// Record round `round` of turn `n` (its items' verdicts `unit`) and decide: the user's
+    /// message when the turn falls short and rounds remain, else `None` (the turn is over).
+    /// `Err` when a model writing the message fails.
+    fn after(
+        &mut self,
+        task: &Task,
+        n: u32,
+        round: u32,
+        unit: &[Verdict],
+        feedback: &Feedback<'_>,
+    ) -> Result<Option<String>, String> {
+        let Some(record) = self.record.as_mut() else {
+            return Ok(None);
+        };
+        if unit.is_empty() {
+            return Ok(None);
+        }
+        let score = feedback::round_score(unit, self.threshold);
+        let met = score.met;
+        if round == 0 {
+            record.turns.push(TurnFeedback {
+                turn: n,
+                rounds: Vec::new(),
             });
         }
-        let w = lock(&world);
-        let snap = w
-            .snapshot()
-            .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
-        rundir::write_json(&snapshots.join(format!("turn-{n}.json")), &snap)
-            .map_err(|e| format!("turn {n}: {e}"))?;
-        verdicts.extend(evaluate_judged(
-            task,
-            program,
-            &w,
-            &recorder.steps(),
-            TurnRef::Turn(n),
-            &scoring.limits,
-            scoring.judge,
-        ));
+        if let Some(t) = record.turns.last_mut() {
+            t.rounds.push(score);
+        }
+        // A broken check is no failure of the agent: nothing to tell it.
+        let broken = unit.iter().any(|v| v.status == VerdictStatus::Error);
+        let message = if met || broken || round >= self.rounds {
+            None
+        } else {
+            Some(match feedback.writer {
+                None => feedback::template_message(task, round + 1, self.rounds, unit),
+                Some(w) => feedback::model_message(w, task, n, unit).map_err(|e| {
+                    format!("turn {n}: the simulated user could not write its feedback: {e}")
+                })?,
+            })
+        };
+        if let Some(log) = self.log.as_mut() {
+            log.push(serde_json::json!({
+                "turn": n,
+                "round": round,
+                "verdicts": unit,
+                "feedback": message,
+            }));
+        }
+        Ok(message)
     }
-    let w = lock(&world);
-    verdicts.extend(evaluate_judged(
-        task,
-        program,
-        &w,
-        &recorder.steps(),
-        TurnRef::Final,
-        &scoring.limits,
-        scoring.judge,
-    ));
-    Ok(())
 }
 
 /// `events.jsonl`, `deliverables/`, `mail/` and `calendar/` of the world's current state.
@@ -436,6 +581,8 @@ pub fn usage_of(steps: &[Step]) -> Usage {
                 *u.tool_calls_by_tool.entry(tool.clone()).or_default() += 1;
             }
             StepKind::Message { .. } | StepKind::Note { .. } => u.steps += 1,
+            // The simulated user's message, like a prompt, is not the agent's step.
+            StepKind::Feedback { .. } => {}
             StepKind::LimitReached { limit, .. } => {
                 u.limits_hit.push(format!("{}:{limit}", step.turn))
             }
@@ -581,6 +728,7 @@ fn finalize(job: &TrialJob<'_>, k: u32, outcome: AttemptOutcome) -> Result<Trial
         wall_seconds: outcome.wall_seconds,
         attempts,
         depgraph: outcome.depgraph,
+        feedback: outcome.feedback,
     };
     rundir::write_json(&trial.join(RESULT_JSON), &result)?;
     // Housekeeping after the result is safe: the attempt directory is empty now.

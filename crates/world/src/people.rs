@@ -56,6 +56,11 @@ pub struct Person {
     /// What anyone in the office can know about the person.
     #[serde(default)]
     pub profile: String,
+    /// How the person behaves when a language model plays them (`bureau run --colleagues
+    /// llm:...`): tone, what they need before they answer, how they react to pressure. Not
+    /// used by the deterministic policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
     /// Facts the person shares when asked about them.
     #[serde(default)]
     pub knows: Vec<Knowledge>,
@@ -132,6 +137,13 @@ pub struct Reply {
 pub trait ReplyPolicy: std::fmt::Debug + Send + Sync {
     /// The reply of `person` to `incoming`, or None when they do not answer.
     fn reply(&self, person: &Person, incoming: &Incoming) -> Option<Reply>;
+
+    /// Why the policy could not answer, when a harness failure stopped it (a model API still
+    /// failing after its retries). A failed policy gives no reply; the run loop ends the trial
+    /// as `error` (not `failed`) after the agent's turn. Default: never fails.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The shipped policy, deterministic so that tasks are reproducible:

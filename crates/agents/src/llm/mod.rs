@@ -22,6 +22,7 @@
 //! request header: it is not part of the definition, not recorded, and removed from any API
 //! text that echoes it.
 
+pub mod colleague;
 pub mod config;
 pub mod judge;
 pub mod pricing;
@@ -39,6 +40,7 @@ use bureau_core::trajectory::{ModelCall, ModelRetry, ModelUsage, Step, StepKind}
 use reqwest::blocking::Client;
 use serde_json::{Map, Value};
 
+pub use colleague::LlmColleagues;
 pub use config::{
     AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
     Sampling,
@@ -400,11 +402,16 @@ impl Agent for LlmAgent {
         if self.shell.is_some() {
             specs.push(shell::spec(&self.def.shell));
         }
-        let text = format!(
-            "Office time: {}\n\n{}",
-            turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
-            turn.prompt
-        );
+        // A feedback round continues the turn: the user's reply is the new user message.
+        let text = if turn.round > 0 {
+            turn.prompt.clone()
+        } else {
+            format!(
+                "Office time: {}\n\n{}",
+                turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
+                turn.prompt
+            )
+        };
         self.messages.push(match self.provider() {
             Provider::OpenAi => openai::user(&text),
             Provider::Anthropic => anthropic::user(&text),
