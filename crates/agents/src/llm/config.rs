@@ -1025,7 +1025,9 @@ output_per_mtok = 1.6
         let base = "[agents.a]\nkind = \"llm\"\nmodel = \"openai:m\"\n";
         let get = |extra: &str| {
             let f = parse(&format!("{base}{extra}")).unwrap();
-            let AgentDef::Llm(d) = &f.agents["a"];
+            let AgentDef::Llm(d) = &f.agents["a"] else {
+                panic!("`a` is an llm agent")
+            };
             d.shell.clone()
         };
         assert_eq!(get(""), ShellSettings::default());
