@@ -321,6 +321,15 @@ impl Replica {
         }
     }
 
+    /// Wait for clean-up a reset left running in the background (overlay: stopping the old
+    /// holder and deleting the old upper layer). Resets call this themselves first.
+    pub fn settle(&mut self) -> Result<(), ReplicaError> {
+        match &mut self.inner {
+            Inner::Overlay(o) => o.join_reaper(),
+            Inner::Portable(_) => Ok(()),
+        }
+    }
+
     /// Scan the whole replica and return its digest (for tests and audits; O(tree)).
     pub fn full_digest(&self) -> Result<Digest, ReplicaError> {
         Ok(Manifest::scan(&self.path())?.digest())
@@ -331,6 +340,15 @@ impl Replica {
         match &self.inner {
             Inner::Overlay(o) => Some(o.holder_pid()),
             Inner::Portable(_) => None,
+        }
+    }
+
+    /// Every holder process of the replica: the one serving [`Replica::path`] and the spare
+    /// mounted for the next reset (empty for the portable backend).
+    pub fn holder_pids(&self) -> Vec<u32> {
+        match &self.inner {
+            Inner::Overlay(o) => o.holder_pids(),
+            Inner::Portable(_) => Vec::new(),
         }
     }
 }

@@ -284,7 +284,7 @@ fn stat_entry_with(
 pub fn hash_file(full: &Path) -> Result<[u8; 32], ReplicaError> {
     let mut f = fs::File::open(full).map_err(|e| ReplicaError::io(full, "open", e))?;
     let mut h = blake3::Hasher::new();
-    let mut buf = vec![0u8; 256 * 1024];
+    let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = f
             .read(&mut buf)

@@ -28,6 +28,10 @@ use std::sync::{Arc, OnceLock};
 
 use crate::{Baseline, ChangeSet, Kind, ReplicaError, ResetStats, check_touched, classify};
 
+/// A mounted generation: its number and the holder process that keeps the mount.
+type Generation = (u64, Child);
+type Reaper = std::thread::JoinHandle<Result<Generation, ReplicaError>>;
+
 #[derive(Debug)]
 pub(crate) struct OverlayReplica {
     baseline: Arc<Baseline>,
@@ -35,6 +39,11 @@ pub(crate) struct OverlayReplica {
     merged: PathBuf,
     generation: u64,
     holder: Option<Child>,
+    /// The next generation, already mounted on an empty upper layer: a reset switches to it.
+    spare: Option<Generation>,
+    /// Background work after a reset: stop the old holder, delete the old generation, mount
+    /// the next spare.
+    reaper: Option<Reaper>,
 }
 
 impl OverlayReplica {
@@ -49,43 +58,21 @@ impl OverlayReplica {
             .map_err(|e| ReplicaError::io(dir, "resolve replica directory", e))?;
         let merged = dir.join("merged");
         fs::create_dir_all(&merged).map_err(|e| ReplicaError::io(&merged, "create", e))?;
-        let mut r = OverlayReplica {
+        let holder = mount_generation(baseline.root(), &dir, &merged, 0)?;
+        let spare = mount_generation(baseline.root(), &dir, &merged, 1)?;
+        Ok(OverlayReplica {
             baseline,
             dir,
             merged,
             generation: 0,
-            holder: None,
-        };
-        r.start_generation()?;
-        Ok(r)
+            holder: Some(holder),
+            spare: Some((1, spare)),
+            reaper: None,
+        })
     }
 
-    fn gen_dir(&self, generation: u64) -> PathBuf {
-        self.dir.join(format!("g{generation}"))
-    }
     fn upper(&self) -> PathBuf {
-        self.gen_dir(self.generation).join("upper")
-    }
-
-    fn start_generation(&mut self) -> Result<(), ReplicaError> {
-        let g = self.gen_dir(self.generation);
-        let (upper, work) = (g.join("upper"), g.join("work"));
-        for d in [&upper, &work] {
-            fs::create_dir_all(d).map_err(|e| ReplicaError::io(d, "create", e))?;
-        }
-        let child = spawn_holder(self.baseline.root(), &upper, &work, &self.merged)?;
-        self.holder = Some(child);
-        Ok(())
-    }
-
-    fn stop_holder(&mut self) -> Result<(), ReplicaError> {
-        if let Some(mut child) = self.holder.take() {
-            drop(child.stdin.take());
-            child
-                .wait()
-                .map_err(|e| ReplicaError::io(&self.merged, "wait for the overlay holder", e))?;
-        }
-        Ok(())
+        gen_dir(&self.dir, self.generation).join("upper")
     }
 
     pub(crate) fn holder_pid(&self) -> u32 {
@@ -112,12 +99,38 @@ impl OverlayReplica {
     }
 
     pub(crate) fn reset(&mut self) -> Result<ResetStats, ReplicaError> {
+        // The previous reset's background work must be done: it mounts our spare.
+        self.join_reaper()?;
         let touched = self.touched()?;
-        self.stop_holder()?;
-        let old = self.gen_dir(self.generation);
-        self.generation += 1;
-        self.start_generation()?;
-        remove_generation(&old)?;
+        let (next, child) = match self.spare.take() {
+            Some(g) => g,
+            None => {
+                let n = self.generation + 1;
+                (
+                    n,
+                    mount_generation(self.baseline.root(), &self.dir, &self.merged, n)?,
+                )
+            }
+        };
+        // Switch: from now on the view path names the spare's holder, whose upper layer is
+        // empty. The old mount is unreachable; stopping its holder, deleting its upper layer
+        // and mounting the next spare happen off the critical path.
+        let old_holder = self.holder.replace(child);
+        let old = self.generation;
+        self.generation = next;
+        let (root, dir, merged) = (
+            self.baseline.root().to_path_buf(),
+            self.dir.clone(),
+            self.merged.clone(),
+        );
+        self.reaper = Some(std::thread::spawn(move || {
+            if let Some(child) = old_holder {
+                stop(child, &merged)?;
+            }
+            remove_generation(&gen_dir(&dir, old))?;
+            let spare = next + 1;
+            Ok((spare, mount_generation(&root, &dir, &merged, spare)?))
+        }));
         let upper = self.upper();
         let mut rd = fs::read_dir(&upper).map_err(|e| ReplicaError::io(&upper, "read", e))?;
         let view = self.view();
@@ -132,13 +145,73 @@ impl OverlayReplica {
             touched: touched.len(),
         })
     }
+
+    /// Wait for the previous reset's background work and keep the spare it mounted.
+    pub(crate) fn join_reaper(&mut self) -> Result<(), ReplicaError> {
+        if let Some(h) = self.reaper.take() {
+            let spare = h.join().unwrap_or_else(|_| {
+                Err(ReplicaError::io(
+                    &self.dir,
+                    "clean up an old generation",
+                    io::Error::other("the clean-up thread panicked"),
+                ))
+            })?;
+            self.spare = Some(spare);
+        }
+        Ok(())
+    }
+
+    /// Holder processes of this replica (current and spare), for memory measurements.
+    pub(crate) fn holder_pids(&self) -> Vec<u32> {
+        self.holder
+            .iter()
+            .chain(self.spare.iter().map(|(_, c)| c))
+            .map(|c| c.id())
+            .collect()
+    }
 }
 
 impl Drop for OverlayReplica {
     fn drop(&mut self) {
-        let _ = self.stop_holder();
+        let _ = self.join_reaper();
+        for child in self
+            .holder
+            .take()
+            .into_iter()
+            .chain(self.spare.take().map(|(_, c)| c))
+        {
+            let _ = stop(child, &self.merged);
+        }
         let _ = remove_generation(&self.dir);
     }
+}
+
+fn gen_dir(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("g{generation}"))
+}
+
+/// Make generation `generation`'s empty upper/work dirs and mount it in a new holder.
+fn mount_generation(
+    lower: &Path,
+    dir: &Path,
+    merged: &Path,
+    generation: u64,
+) -> Result<Child, ReplicaError> {
+    let g = gen_dir(dir, generation);
+    let (upper, work) = (g.join("upper"), g.join("work"));
+    for d in [&upper, &work] {
+        fs::create_dir_all(d).map_err(|e| ReplicaError::io(d, "create", e))?;
+    }
+    spawn_holder(lower, &upper, &work, merged)
+}
+
+/// Close the holder's stdin (it exits, and its namespace and mount go with it) and reap it.
+fn stop(mut child: Child, merged: &Path) -> Result<(), ReplicaError> {
+    drop(child.stdin.take());
+    child
+        .wait()
+        .map_err(|e| ReplicaError::io(merged, "wait for the overlay holder", e))?;
+    Ok(())
 }
 
 /// Delete a generation (or a whole replica directory). overlayfs leaves `work/work` with mode
@@ -281,7 +354,9 @@ fn spawn_holder(
     opts.push(upper.as_os_str());
     opts.push(",workdir=");
     opts.push(work.as_os_str());
-    opts.push(",userxattr");
+    // userxattr: the only xattr namespace open to an unprivileged mount; volatile: no
+    // syncs to the upper filesystem (a replica is thrown away on reset, never recovered).
+    opts.push(",userxattr,volatile");
     let opts = CString::new(opts.into_vec()).map_err(|_| ReplicaError::BadOverlayPath {
         path: lower.to_path_buf(),
     })?;

@@ -106,8 +106,16 @@ impl PortableReplica {
     }
 
     pub(crate) fn reset(&mut self) -> Result<ResetStats, ReplicaError> {
-        let touched = self.touched()?;
+        let mut touched = self.touched()?;
         let base = Arc::clone(&self.baseline);
+        // A baseline hard-link group with any touched member is rebuilt whole: its link count
+        // depends on every member, so members are deleted and re-linked together.
+        let group: BTreeSet<PathBuf> = touched
+            .iter()
+            .flat_map(|rel| base.link_siblings(rel).iter().cloned())
+            .collect();
+        let touched_by_agent = touched.len();
+        touched.extend(group.iter().cloned());
         // 1a. Delete what the baseline does not have, and entries of the wrong kind.
         for rel in touched.iter().rev() {
             let full = self.tree.join(rel);
@@ -125,6 +133,7 @@ impl PortableReplica {
                 continue;
             };
             let differs = match cur.kind {
+                _ if group.contains(rel) => true,
                 Kind::Dir => false,
                 Kind::File => {
                     cur.nlink != b.nlink || cur.size != b.size || hash_file(&full)? != b.content
@@ -174,7 +183,7 @@ impl PortableReplica {
             }
         }
         Ok(ResetStats {
-            touched: touched.len(),
+            touched: touched_by_agent,
         })
     }
 

@@ -69,27 +69,44 @@ fn warm_makes_idle_replicas_up_to_capacity() {
 fn dropping_the_pool_removes_its_replicas_and_holders() {
     let f = fixture();
     let dir = f._tmp.path().join("pool-Overlay");
-    let pid = {
+    let mut pids = Vec::new();
+    {
         let pool = pool(&f, bureau_replica::Backend::Overlay, 1);
         let lease = pool.acquire().unwrap();
-        let pid = lease.holder_pid().unwrap();
-        assert!(Path::new(&format!("/proc/{pid}")).exists());
-        drop(lease);
-        pool.idle();
-        pool.live();
-        let lease = pool.acquire().unwrap();
-        lease.holder_pid().unwrap()
-    };
-    assert!(
-        !Path::new(&format!("/proc/{pid}/root")).exists()
-            || fs::read_to_string(format!("/proc/{pid}/comm")).is_err(),
-        "holder {pid} still alive"
-    );
+        pids.extend(lease.holder_pids());
+        assert_eq!(pids.len(), 2, "a holder and a spare");
+        drop(lease); // reset: the spare takes over, the old holder is stopped
+        let mut lease = pool.acquire().unwrap();
+        lease.settle().unwrap();
+        assert!(
+            !alive(pids[0]),
+            "the old holder {} is stopped after a reset",
+            pids[0]
+        );
+        pids.extend(lease.holder_pids());
+    }
+    for pid in pids {
+        assert!(
+            !alive(pid),
+            "holder {pid} still alive after the pool was dropped"
+        );
+    }
     assert_eq!(
         fs::read_dir(&dir).unwrap().count(),
         0,
         "replica dirs left behind"
     );
+}
+
+/// A holder is alive while /proc shows it and it is not a zombie.
+fn alive(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
+        Err(_) => false,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -203,7 +220,7 @@ fn random_changes_reset_to_the_baseline(backend: bureau_replica::Backend) {
     let pool = pool(&f, backend, 1);
     let lease = std::cell::RefCell::new(pool.acquire().unwrap());
     let config = ProptestConfig {
-        cases: 48,
+        cases: 96,
         failure_persistence: None,
         ..ProptestConfig::default()
     };
