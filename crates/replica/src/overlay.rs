@@ -134,7 +134,7 @@ impl OverlayReplica {
         let upper = self.upper();
         let mut rd = fs::read_dir(&upper).map_err(|e| ReplicaError::io(&upper, "read", e))?;
         let view = self.view();
-        let mut bad = check_touched(&self.baseline, &view, &touched)?;
+        let mut bad = check_touched(&self.baseline, &view, &touched, false)?;
         if rd.next().is_some() {
             bad.insert(0, PathBuf::from("<upper layer not empty>"));
         }

@@ -92,7 +92,7 @@ impl PortableReplica {
         )?;
         if seen != self.local.entries.len() {
             for rel in self.local.entries.keys() {
-                if !self.tree.join(rel).symlink_metadata().is_ok() {
+                if self.tree.join(rel).symlink_metadata().is_err() {
                     touched.insert(rel.clone());
                 }
             }
@@ -167,7 +167,7 @@ impl PortableReplica {
         self.fix_metadata(&fix)?;
         // 4. Check every fixed path against the baseline (content re-hashed), then record the
         // new local identities.
-        let bad = check_touched(&base, &self.tree, &fix)?;
+        let bad = check_touched(&base, &self.tree, &fix, true)?;
         if !bad.is_empty() {
             return Err(crate::pool::mismatch(&base, &self.tree, bad));
         }

@@ -86,7 +86,7 @@ pub fn fixture() -> Fixture {
 }
 
 pub fn pool(f: &Fixture, backend: Backend, capacity: usize) -> Pool {
-    let pool = Pool::new(
+    Pool::new(
         Arc::clone(&f.baseline),
         PoolOptions {
             capacity,
@@ -94,8 +94,7 @@ pub fn pool(f: &Fixture, backend: Backend, capacity: usize) -> Pool {
             dir: Some(f._tmp.path().join(format!("pool-{backend:?}"))),
         },
     )
-    .unwrap_or_else(|e| panic!("{backend:?} pool: {e}"));
-    pool
+    .unwrap_or_else(|e| panic!("{backend:?} pool: {e}"))
 }
 
 /// `mv`: rename, falling back to copy + delete on EXDEV (overlayfs without redirect_dir
