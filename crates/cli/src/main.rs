@@ -76,6 +76,9 @@ struct RunArgs {
     /// LLM judge of rubric items written `judge = "..."`: provider:model or a named llm agent of --agents-file (temperature 0; answers cached in <out>/judge-cache/).
     #[arg(long, value_name = "PROVIDER:MODEL")]
     judge: Option<String>,
+    /// How agents see the dialogue history of tasks that ship history.json (OdysseyBench): none, long (whole history before the first prompt), or rag:<session|utterance|summary|chunk>:<k> (a memory_search tool, BM25 top-k) [default: long, or the resumed run's setting]. See docs/history.md.
+    #[arg(long, value_name = "SETTING", value_parser = parse_context)]
+    context: Option<bureau_core::history::ContextSetting>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -169,6 +172,10 @@ fn print_task_errors(errors: &TaskErrors) {
     }
 }
 
+fn parse_context(s: &str) -> Result<bureau_core::history::ContextSetting, String> {
+    s.parse()
+}
+
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("runs").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
@@ -184,6 +191,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         agents_file: args.agents_file,
         model: args.model,
         judge: args.judge,
+        context: args.context,
     };
     let outcome = bureau_run::run(&config)?;
     if args.json {

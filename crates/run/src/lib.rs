@@ -25,6 +25,7 @@ use bureau_agents::llm::LlmJudge;
 use bureau_agents::{Agent, AgentCatalog, AgentError, sanitize_name};
 use bureau_check::summary::{Summary, summarize};
 use bureau_check::{CachedJudge, CheckLimits, CheckProgram, Judge, load_checks};
+use bureau_core::history::ContextSetting;
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::suite::load_tasks;
 use bureau_core::task::Task;
@@ -65,6 +66,10 @@ pub struct RunConfig {
     /// The LLM judge of `judge = ...` rubric items: `provider:model` or a named `llm` agent of
     /// the agents file. Answers are cached in `<out>/judge-cache/`.
     pub judge: Option<String>,
+    // -- dialogue history (OdysseyBench) --
+    /// How agents see the dialogue history of tasks that ship `history.json` (`--context`);
+    /// `None` = the default, [`ContextSetting::Long`].
+    pub context: Option<ContextSetting>,
 }
 
 impl RunConfig {
@@ -81,6 +86,7 @@ impl RunConfig {
             agents_file: None,
             model: None,
             judge: None,
+            context: None,
         }
     }
 }
@@ -138,6 +144,11 @@ pub struct RunManifest {
     /// The LLM judge, when the run has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeManifest>,
+    // -- dialogue history (OdysseyBench) --
+    /// The context setting (`none`, `long`, `rag:<granularity>:<k>`), recorded when a task of
+    /// the run ships a dialogue history; a run is resumed only with the same setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextSetting>,
 }
 
 /// The judge of a run, as recorded in `run.json` (never a secret).
@@ -249,6 +260,30 @@ pub fn run_judged(
         ));
     }
 
+    // -- dialogue history (OdysseyBench) --
+    // Absent: the setting recorded by the run being resumed, else the default (long).
+    let recorded = || -> Option<ContextSetting> {
+        let path = config.out.join(rundir::RUN_JSON);
+        if !path.is_file() {
+            return None;
+        }
+        rundir::read_json::<RunManifest>(&path).ok()?.context
+    };
+    let context = config.context.or_else(recorded).unwrap_or_default();
+    let has_history = loaded.iter().any(|(t, _)| t.history.is_some());
+    if let ContextSetting::Rag { granularity, .. } = context {
+        let missing: Vec<String> = loaded
+            .iter()
+            .filter_map(|(t, _)| t.history.as_ref()?.supports(granularity).err())
+            .collect();
+        if !missing.is_empty() {
+            return Err(RunError::Config(format!(
+                "--context {context} cannot be served: {}",
+                missing.join("; ")
+            )));
+        }
+    }
+
     let mut agents: Vec<AgentEntry> = Vec::new();
     let mut dirs: BTreeMap<String, String> = BTreeMap::new();
     for spec in &config.agents {
@@ -282,6 +317,7 @@ pub fn run_judged(
             model: j.judge.model(),
             definition: j.definition.clone(),
         }),
+        context: has_history.then_some(context),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -326,6 +362,7 @@ pub fn run_judged(
     let scoring = trial::Scoring {
         limits: CheckLimits::default(),
         judge: judge.map(|j| &j.judge as &dyn Judge),
+        context,
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -383,6 +420,15 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             judge(new).unwrap_or_else(|| "none".into())
         ));
     }
+    // -- dialogue history (OdysseyBench) --
+    if old.context != new.context {
+        let show = |c: Option<ContextSetting>| c.map_or("none recorded".to_string(), |c| c.to_string());
+        return Some(format!(
+            "context {}, not {}",
+            show(old.context),
+            show(new.context)
+        ));
+    }
     let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
     if specs(old) != specs(new) {
         return Some(format!("agents {:?}, not {:?}", specs(old), specs(new)));
@@ -414,7 +460,13 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
 /// and `report.md` from the stored results alone.
 pub fn write_summary(out: &Path) -> Result<Summary, RunError> {
     let trials = load_trials(out)?;
-    let summary = summarize(&trials);
+    let mut summary = summarize(&trials);
+    // -- dialogue history (OdysseyBench) --
+    let run_json = out.join(rundir::RUN_JSON);
+    if run_json.is_file() {
+        let manifest: RunManifest = rundir::read_json(&run_json)?;
+        summary.context = manifest.context.map(|c| c.to_string());
+    }
     rundir::write_json(&out.join(rundir::SUMMARY_JSON), &summary)?;
     let report = bureau_report::render_markdown(&summary, &trials);
     rundir::write_atomic(&out.join(rundir::REPORT_MD), report.as_bytes())?;
