@@ -188,9 +188,11 @@ fn under_rag_the_model_searches_memory_and_the_call_is_in_the_trajectory() {
     let call = steps
         .iter()
         .find_map(|s| match &s.kind {
-            StepKind::ToolCall { tool, args, outcome } if tool == "memory_search" => {
-                Some((args.clone(), outcome.clone()))
-            }
+            StepKind::ToolCall {
+                tool,
+                args,
+                outcome,
+            } if tool == "memory_search" => Some((args.clone(), outcome.clone())),
             _ => None,
         })
         .expect("memory_search in the trajectory");
@@ -351,7 +353,12 @@ fn a_run_is_resumed_only_under_its_context_setting() {
     }
     std::fs::write(task.join("history.json"), no_chunks.to_string()).unwrap();
     let err = run_with(
-        &config(&task, &["oracle"], &tmp.path().join("run2"), Some("rag:chunk:5")),
+        &config(
+            &task,
+            &["oracle"],
+            &tmp.path().join("run2"),
+            Some("rag:chunk:5"),
+        ),
         &factory,
     )
     .unwrap_err();

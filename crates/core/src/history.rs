@@ -138,7 +138,11 @@ impl History {
                     day = at.date_naive();
                     at.format("%Y-%m-%d %H:%M").to_string()
                 };
-                out.push_str(&format!("[{stamp}] {}: {}\n", u.role.label(), u.text.trim()));
+                out.push_str(&format!(
+                    "[{stamp}] {}: {}\n",
+                    u.role.label(),
+                    u.text.trim()
+                ));
             }
         }
         out
@@ -333,7 +337,10 @@ impl Checker<'_> {
             {
                 self.err_at(
                     pos,
-                    format!("session `{}` starts before the session listed above it", s.id),
+                    format!(
+                        "session `{}` starts before the session listed above it",
+                        s.id
+                    ),
                     "list sessions oldest first",
                 );
             }
@@ -405,7 +412,10 @@ impl Checker<'_> {
                 if c.summary.trim().is_empty() {
                     self.err_at(
                         pos,
-                        format!("session `{}`: chunk {}–{} has an empty summary", s.id, c.from, c.to),
+                        format!(
+                            "session `{}`: chunk {}–{} has an empty summary",
+                            s.id, c.from, c.to
+                        ),
                         "write the chunk's summary",
                     );
                 }
@@ -598,9 +608,15 @@ mod tests {
         assert_eq!(h.sessions.len(), 2);
         assert!(h.has_summaries() && h.has_chunks());
         let text = h.render(TZ);
-        assert!(text.contains("## Session s1 — Monday 2026-03-02 09:00"), "{text}");
+        assert!(
+            text.contains("## Session s1 — Monday 2026-03-02 09:00"),
+            "{text}"
+        );
         assert!(text.contains("[09:01] Assistant: Noted."), "{text}");
-        assert!(text.contains("## Session s2 — Tuesday 2026-03-03 10:00"), "{text}");
+        assert!(
+            text.contains("## Session s2 — Tuesday 2026-03-03 10:00"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -645,13 +661,25 @@ mod tests {
     fn chunks_must_partition_the_session_and_summaries_be_all_or_none() {
         let bad = GOOD.replace(r#""from": 1, "to": 2"#, r#""from": 1, "to": 1"#);
         let e = parse(&bad).unwrap_err();
-        assert!(e.iter().any(|m| m.contains("the chunks end at utterance 1 of 2")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("the chunks end at utterance 1 of 2")),
+            "{e:?}"
+        );
         let bad = GOOD.replace(r#""from": 1, "to": 2"#, r#""from": 2, "to": 2"#);
         let e = parse(&bad).unwrap_err();
-        assert!(e.iter().any(|m| m.contains("does not continue at utterance 1")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("does not continue at utterance 1")),
+            "{e:?}"
+        );
         let bad = GOOD.replace(r#", "summary": "Venue.""#, "");
         let e = parse(&bad).unwrap_err();
-        assert!(e.iter().any(|m| m.contains("1 of 2 sessions have a summary")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("1 of 2 sessions have a summary")),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -675,16 +703,36 @@ mod tests {
 
     #[test]
     fn context_settings_parse_and_print_round_trip() {
-        for s in ["none", "long", "rag:utterance:5", "rag:chunk:25", "rag:session:1", "rag:summary:100"] {
+        for s in [
+            "none",
+            "long",
+            "rag:utterance:5",
+            "rag:chunk:25",
+            "rag:session:1",
+            "rag:summary:100",
+        ] {
             let c: ContextSetting = s.parse().unwrap();
             assert_eq!(c.to_string(), s);
             assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{s}\""));
         }
         assert_eq!(
             "rag:utterance:5".parse::<ContextSetting>().unwrap(),
-            ContextSetting::Rag { granularity: Granularity::Utterance, k: 5 }
+            ContextSetting::Rag {
+                granularity: Granularity::Utterance,
+                k: 5
+            }
         );
-        for bad in ["", "rag", "rag:utterance", "rag:word:5", "rag:session:0", "rag:session:x", "rag:session:101", "rag:session:5:1", "short"] {
+        for bad in [
+            "",
+            "rag",
+            "rag:utterance",
+            "rag:word:5",
+            "rag:session:0",
+            "rag:session:x",
+            "rag:session:101",
+            "rag:session:5:1",
+            "short",
+        ] {
             let e = bad.parse::<ContextSetting>().unwrap_err();
             assert!(e.contains(bad) || e.contains("out of range"), "{bad}: {e}");
         }

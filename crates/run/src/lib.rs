@@ -422,7 +422,8 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
     }
     // -- dialogue history (OdysseyBench) --
     if old.context != new.context {
-        let show = |c: Option<ContextSetting>| c.map_or("none recorded".to_string(), |c| c.to_string());
+        let show =
+            |c: Option<ContextSetting>| c.map_or("none recorded".to_string(), |c| c.to_string());
         return Some(format!(
             "context {}, not {}",
             show(old.context),

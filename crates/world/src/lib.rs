@@ -139,7 +139,11 @@ impl World {
     pub fn call_tool(&mut self, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
         // -- dialogue history (OdysseyBench) --
         if name == tools::memory::SEARCH {
-            let args = if args.is_null() { &Value::Object(Default::default()) } else { args };
+            let args = if args.is_null() {
+                &Value::Object(Default::default())
+            } else {
+                args
+            };
             return match tools::memory::search(self, &actor, args) {
                 Ok(value) => ToolOutcome::Ok { value },
                 Err(message) => ToolOutcome::Error { message },

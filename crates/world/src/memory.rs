@@ -260,14 +260,21 @@ mod tests {
 
     fn top(g: Granularity, q: &str, k: usize) -> Vec<String> {
         let idx = MemoryIndex::build(&history(), g, 5, TZ).unwrap();
-        idx.search(q, k).unwrap().into_iter().map(|h| h.unit.unit).collect()
+        idx.search(q, k)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.unit.unit)
+            .collect()
     }
 
     #[test]
     fn bm25_ranks_the_unit_holding_the_detail_first_at_every_granularity() {
         // BM25 length normalisation: the shorter utterance with the same word ranks first.
         assert_eq!(top(Granularity::Utterance, "budget", 5), ["d1#2", "d1#1"]);
-        assert_eq!(top(Granularity::Utterance, "offsite budget", 5), ["d1#1", "d1#2"]);
+        assert_eq!(
+            top(Granularity::Utterance, "offsite budget", 5),
+            ["d1#1", "d1#2"]
+        );
         assert_eq!(top(Granularity::Utterance, "venue preferred", 1), ["d2#1"]);
         assert_eq!(top(Granularity::Session, "venue", 5), ["d2"]);
         assert_eq!(top(Granularity::Session, "budget weather", 5), ["d1"]);
