@@ -8,7 +8,6 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use bureau_core::history::{ContextSetting, Granularity};
-use bureau_core::result::TrialStatus;
 use bureau_core::task::Task;
 use bureau_core::tool::ToolOutcome;
 use bureau_core::trajectory::{Step, StepKind};
