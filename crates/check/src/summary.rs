@@ -33,6 +33,11 @@ pub struct Summary {
     pub trials: u32,
     /// Per agent, by agent name.
     pub agents: BTreeMap<String, AgentSummary>,
+    // -- dialogue history (OdysseyBench) --
+    /// The run's context setting (`long`, `rag:utterance:5`, ...), when a task of the run ships
+    /// a dialogue history (from run.json; [`summarize`] leaves it unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 /// Mean and sample standard deviation.
@@ -399,6 +404,7 @@ pub fn summarize(trials: &[(TrialResult, Vec<Verdict>)]) -> Summary {
         schema: SUMMARY_SCHEMA.to_string(),
         trials: trials.len() as u32,
         agents,
+        context: None,
     }
 }
 

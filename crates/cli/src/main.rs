@@ -166,6 +166,9 @@ struct RunArgs {
     /// How colleagues answer the agent: deterministic (keyword rules of people.toml), or llm:<provider>:<model> / a named llm agent of --agents-file (temperature 0; replies cached in <out>/colleague-cache/).
     #[arg(long, value_name = "POLICY", default_value = "deterministic")]
     colleagues: String,
+    /// How agents see the dialogue history of tasks that ship history.json (OdysseyBench): none, long (whole history before the first prompt), or rag:<session|utterance|summary|chunk>:<k> (a memory_search tool, BM25 top-k) [default: long, or the resumed run's setting]. See docs/history.md.
+    #[arg(long, value_name = "SETTING", value_parser = parse_context)]
+    context: Option<bureau_core::history::ContextSetting>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -260,6 +263,10 @@ fn print_task_errors(errors: &TaskErrors) {
     }
 }
 
+fn parse_context(s: &str) -> Result<bureau_core::history::ContextSetting, String> {
+    s.parse()
+}
+
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("runs").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
@@ -281,6 +288,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         feedback_model: args.feedback_model,
         colleagues: Some(args.colleagues),
+        context: args.context,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.

@@ -3,6 +3,7 @@
 //! Everything the other crates pass between each other lives here, so that the crates can
 //! follow the data's path with one-way dependencies:
 //!
+//! * [`history`] — a task's dialogue history (`history.json`) and the `--context` setting;
 //! * [`task`] — the task format (`task.toml`, `turns/`, `solution/`) and its validating loader;
 //! * [`suite`] — a directory of tasks with `suite.toml` and named subsets;
 //! * [`tool`] — tool calls and tool descriptions shared by agents and the world;
@@ -15,6 +16,7 @@
 //! ([`error::TaskError`]).
 
 pub mod error;
+pub mod history;
 pub mod log;
 pub mod result;
 pub mod suite;

@@ -11,6 +11,7 @@
 //! world/calendar/    <user>.ics
 //! turns/<n>/         files injected by the events of turn n
 //! solution/<n>.jsonl the oracle's tool calls for turn n
+//! history.json       earlier user–assistant sessions (optional; see [`crate::history`])
 //! ```
 //!
 //! [`Task::load`] never panics on a malformed task: it returns every problem it finds as a
@@ -610,6 +611,9 @@ pub struct Task {
     pub checks: Option<(PathBuf, String)>,
     /// The oracle's tool calls per turn (index 0 = turn 1), from `solution/<n>.jsonl`.
     pub solution: Vec<Vec<ToolCall>>,
+    // -- dialogue history (OdysseyBench) --
+    /// `history.json`: earlier user–assistant sessions (never in the agent's workspace).
+    pub history: Option<crate::history::History>,
 }
 
 impl Task {
@@ -1044,6 +1048,21 @@ impl Loader {
 
         let solution = self.solution(n_turns);
 
+        // -- dialogue history (OdysseyBench) --
+        let history_path = self.dir.join(crate::history::HISTORY_JSON);
+        let history = if history_path.is_file() {
+            let first = turns.first().map(|t| t.at);
+            match crate::history::History::load(&history_path, timezone, first) {
+                Ok(h) => Some(h),
+                Err(errs) => {
+                    self.errors.extend(errs);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+
         if !self.errors.is_empty() {
             return Err(TaskErrors(self.errors));
         }
@@ -1067,6 +1086,7 @@ impl Loader {
             rubric,
             checks,
             solution,
+            history,
         })
     }
 

@@ -220,6 +220,13 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
         scored,
         plural(errors, "error")
     );
+    // -- dialogue history (OdysseyBench) --
+    if let Some(context) = &summary.context {
+        let _ = writeln!(
+            out,
+            "Context: {context} (how agents saw the dialogue history of tasks that ship one; see docs/history.md).\n"
+        );
+    }
     out.push_str("Scores are percentages. Weighted: Σ weight of passed items / Σ weight of all items (mean ± sample std over trials). Strict: every item passed and no red line violated. Partial: 0.5·weighted + 0.5·strict (TheAgentCompany). TCR@p: share of trials passing at least p % of their items (Workspace-Bench).");
     if epochs > 1 {
         let _ = write!(

@@ -26,6 +26,7 @@ use bureau_agents::llm::{LlmColleagues, LlmJudge};
 use bureau_agents::{Agent, AgentCatalog, AgentError, sanitize_name};
 use bureau_check::summary::{Summary, summarize};
 use bureau_check::{CachedJudge, CheckLimits, CheckProgram, Judge, load_checks};
+use bureau_core::history::ContextSetting;
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::suite::load_tasks;
 use bureau_core::task::Task;
@@ -76,6 +77,10 @@ pub struct RunConfig {
     /// The colleagues' reply policy (`--colleagues`): `deterministic` (the default) or
     /// `llm:<provider>:<model>` / a named `llm` agent. Cached in `<out>/colleague-cache/`.
     pub colleagues: Option<String>,
+    // -- dialogue history (OdysseyBench) --
+    /// How agents see the dialogue history of tasks that ship `history.json` (`--context`);
+    /// `None` = the default, [`ContextSetting::Long`].
+    pub context: Option<ContextSetting>,
 }
 
 impl RunConfig {
@@ -95,6 +100,7 @@ impl RunConfig {
             feedback: FeedbackSettings::default(),
             feedback_model: None,
             colleagues: None,
+            context: None,
         }
     }
 }
@@ -158,6 +164,11 @@ pub struct RunManifest {
     /// The colleagues' reply policy, when it is not the deterministic one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colleagues: Option<JudgeManifest>,
+    // -- dialogue history (OdysseyBench) --
+    /// The context setting (`none`, `long`, `rag:<granularity>:<k>`), recorded when a task of
+    /// the run ships a dialogue history; a run is resumed only with the same setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextSetting>,
 }
 
 /// The feedback setting of a run, as recorded in `run.json`.
@@ -385,6 +396,30 @@ pub fn run_full(
         ));
     }
 
+    // -- dialogue history (OdysseyBench) --
+    // Absent: the setting recorded by the run being resumed, else the default (long).
+    let recorded = || -> Option<ContextSetting> {
+        let path = config.out.join(rundir::RUN_JSON);
+        if !path.is_file() {
+            return None;
+        }
+        rundir::read_json::<RunManifest>(&path).ok()?.context
+    };
+    let context = config.context.or_else(recorded).unwrap_or_default();
+    let has_history = loaded.iter().any(|(t, _)| t.history.is_some());
+    if let ContextSetting::Rag { granularity, .. } = context {
+        let missing: Vec<String> = loaded
+            .iter()
+            .filter_map(|(t, _)| t.history.as_ref()?.supports(granularity).err())
+            .collect();
+        if !missing.is_empty() {
+            return Err(RunError::Config(format!(
+                "--context {context} cannot be served: {}",
+                missing.join("; ")
+            )));
+        }
+    }
+
     let mut agents: Vec<AgentEntry> = Vec::new();
     let mut dirs: BTreeMap<String, String> = BTreeMap::new();
     for spec in &config.agents {
@@ -420,6 +455,7 @@ pub fn run_full(
             model: people.feedback_writer.as_ref().map(JudgeEntry::manifest),
         }),
         colleagues: people.colleagues.as_ref().map(|c| c.manifest.clone()),
+        context: has_history.then_some(context),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -483,6 +519,7 @@ pub fn run_full(
             .colleagues
             .is_some()
             .then_some(&make_colleagues as &ColleagueFactory<'_>),
+        context,
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -538,6 +575,16 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             "judge {}, not {}",
             judge(old).unwrap_or_else(|| "none".into()),
             judge(new).unwrap_or_else(|| "none".into())
+        ));
+    }
+    // -- dialogue history (OdysseyBench) --
+    if old.context != new.context {
+        let show =
+            |c: Option<ContextSetting>| c.map_or("none recorded".to_string(), |c| c.to_string());
+        return Some(format!(
+            "context {}, not {}",
+            show(old.context),
+            show(new.context)
         ));
     }
     let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
@@ -599,7 +646,13 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
 /// and `report.md` from the stored results alone.
 pub fn write_summary(out: &Path) -> Result<Summary, RunError> {
     let trials = load_trials(out)?;
-    let summary = summarize(&trials);
+    let mut summary = summarize(&trials);
+    // -- dialogue history (OdysseyBench) --
+    let run_json = out.join(rundir::RUN_JSON);
+    if run_json.is_file() {
+        let manifest: RunManifest = rundir::read_json(&run_json)?;
+        summary.context = manifest.context.map(|c| c.to_string());
+    }
     rundir::write_json(&out.join(rundir::SUMMARY_JSON), &summary)?;
     let report = bureau_report::render_markdown(&summary, &trials);
     rundir::write_atomic(&out.join(rundir::REPORT_MD), report.as_bytes())?;

@@ -17,6 +17,7 @@ use bureau_agents::{Recorder, ToolSession, TurnInput, TurnLimits};
 use bureau_check::eval::{CheckLimits, evaluate_judged};
 use bureau_check::metrics::trial_score;
 use bureau_check::{CheckProgram, Judge};
+use bureau_core::history::ContextSetting;
 use bureau_core::log::Actor;
 use bureau_core::result::{
     AttemptRecord, DepGraphScore, FeedbackRecord, TrialResult, TrialScore, TrialStatus,
@@ -27,6 +28,7 @@ use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
 use bureau_world::people::ReplyPolicy;
+use bureau_world::memory::MemoryIndex;
 
 use crate::feedback::{self, Feedback};
 use crate::rundir::{
@@ -67,13 +69,49 @@ pub type ColleagueFactory<'a> = dyn Fn() -> Box<dyn ReplyPolicy> + Sync + 'a;
 
 /// How verdicts are reached: the check limits and the LLM judge (for `judge = ...` items);
 /// and the simulated people around the agent: the user's feedback rounds and the colleagues'
-/// reply policy (default: none, and the world's deterministic colleagues).
+/// reply policy (default: none, and the world's deterministic colleagues); and how the trial
+/// is set up for the agent (the dialogue-history context setting).
 #[derive(Clone, Copy, Default)]
 pub struct Scoring<'a> {
     pub limits: CheckLimits,
     pub judge: Option<&'a dyn Judge>,
     pub feedback: Feedback<'a>,
     pub colleagues: Option<&'a ColleagueFactory<'a>>,
+    // -- dialogue history (OdysseyBench) --
+    /// How the agent sees a task's `history.json` (ignored by tasks without one).
+    pub context: ContextSetting,
+}
+
+// -- dialogue history (OdysseyBench) --
+/// Apply the context setting to a freshly built world: under `rag` install the memory
+/// service; under `long` return the rendered history that goes before turn 1's prompt.
+pub fn apply_context(
+    task: &Task,
+    context: ContextSetting,
+    world: &mut World,
+) -> Result<Option<String>, String> {
+    let Some(history) = &task.history else {
+        return Ok(None);
+    };
+    match context {
+        ContextSetting::None => Ok(None),
+        ContextSetting::Long => Ok(Some(history.render(task.timezone))),
+        ContextSetting::Rag { granularity, k } => {
+            let index = MemoryIndex::build(history, granularity, k, task.timezone)
+                .map_err(|e| format!("building the memory index ({context}): {e}"))?;
+            world.set_memory(Some(index));
+            Ok(None)
+        }
+    }
+}
+
+/// The prompt of turn `n` as the agent receives it: under `long`, turn 1's is the history,
+/// a `---` line, then the task's prompt.
+pub fn turn_prompt(n: u32, prompt: &str, history: Option<&str>) -> String {
+    match history {
+        Some(h) if n == 1 => format!("{h}\n---\n\n{prompt}"),
+        _ => prompt.to_string(),
+    }
 }
 
 /// Run one attempt of `task` with the agent `spec` in `dir` (which must exist), writing the
@@ -299,6 +337,9 @@ fn drive(
     let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
     let world =
         World::build(task, &dir.join("world")).map_err(|e| format!("building the world: {e}"))?;
+    // -- dialogue history (OdysseyBench) --
+    let mut world = world;
+    let history_prefix = apply_context(task, scoring.context, &mut world)?;
     let world = Arc::new(Mutex::new(world));
     *world_slot = Some(world.clone());
     // ---- simulated colleagues (`--colleagues`) ----
@@ -326,16 +367,17 @@ fn drive(
         lock(&world)
             .begin_turn(turn)
             .map_err(|e| format!("turn {n}: applying the task's events: {e}"))?;
+        let prompt = turn_prompt(n, &turn.prompt, history_prefix.as_deref());
         recorder.record(Step {
             turn: n,
             kind: StepKind::Prompt {
                 time: turn.at,
-                text: turn.prompt.clone(),
+                text: prompt.clone(),
             },
         });
         let mut input = TurnInput {
             index: n,
-            prompt: turn.prompt.clone(),
+            prompt,
             time: turn.at,
             round: 0,
         };

@@ -3,7 +3,8 @@
 //! A task is valid when it loads cleanly (task and checks), its solution uses only world
 //! tools, the oracle reaches strict success, the null agent does not and scores at most
 //! [`NULL_MAX_WEIGHTED`], and the oracle's verdicts are byte-identical over [`ORACLE_RUNS`]
-//! runs.
+//! runs. Trials run under the default context setting (`long`); a dialogue history must also
+//! index at every granularity it ships units for.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -114,6 +115,24 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
                     i + 1,
                     call.tool,
                     task.apps.join(", ")
+                ));
+            }
+        }
+    }
+
+    // -- dialogue history (OdysseyBench) --
+    // Trials run under the default setting (long); the history must also be searchable at
+    // every granularity it ships units for, so that any `rag` run of it can start.
+    if let Some(history) = &task.history {
+        for g in bureau_core::history::Granularity::ALL {
+            if history.supports(g).is_ok()
+                && let Err(e) =
+                    bureau_world::memory::MemoryIndex::build(history, g, 1, task.timezone)
+            {
+                problems.push(format!(
+                    "{}: cannot index it at the {} granularity: {e}",
+                    history.path.display(),
+                    g.as_str()
                 ));
             }
         }

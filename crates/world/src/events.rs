@@ -49,6 +49,7 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         now,
         log: Vec::new(),
         baseline: snapshot::Snapshot::empty(),
+        memory: None,
     };
     world.mail.ensure_mailbox(&task.user.email);
     world.calendar.ensure(&task.user.email);

@@ -17,6 +17,7 @@ mod events;
 pub mod files;
 pub mod kb;
 pub mod mail;
+pub mod memory;
 pub mod people;
 pub mod sheets;
 mod snapshot;
@@ -72,6 +73,10 @@ pub struct World {
     log: Vec<LogEntry>,
     /// The workspace manifest right after the build (turn 0), for [`World::changed_files`].
     baseline: Snapshot,
+    // -- dialogue history (OdysseyBench) --
+    /// The `memory` service: set by the run under `--context rag:..` for a task with a
+    /// history; not state (read-only, not in snapshots), like the reply policy.
+    memory: Option<memory::MemoryIndex>,
 }
 
 impl World {
@@ -106,15 +111,44 @@ impl World {
     }
 
     /// The tools this world's agent is offered: those of the task's `apps` (see
-    /// [`World::tool_specs_for`]).
+    /// [`World::tool_specs_for`]), plus `memory_search` when the memory service is installed
+    /// ([`World::set_memory`]).
     pub fn offered_tool_specs(&self) -> Vec<ToolSpec> {
-        Self::tool_specs_for(&self.apps)
+        let mut specs = Self::tool_specs_for(&self.apps);
+        // -- dialogue history (OdysseyBench) --
+        if let Some(m) = &self.memory {
+            specs.push(tools::memory::spec(m.granularity().as_str(), m.k()));
+            specs.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        specs
+    }
+
+    // -- dialogue history (OdysseyBench) --
+    /// Install (or remove) the `memory` service: a search index over the task's dialogue
+    /// history. While installed, `memory_search` is offered and callable.
+    pub fn set_memory(&mut self, memory: Option<memory::MemoryIndex>) {
+        self.memory = memory;
+    }
+    pub fn memory(&self) -> Option<&memory::MemoryIndex> {
+        self.memory.as_ref()
     }
 
     /// Call a tool as `actor`. Invalid arguments or impossible actions are tool errors with a
     /// message the agent can act on; they never panic and never change the world. The agent
     /// can only call the tools of the task's apps; colleagues (task events) can call any.
     pub fn call_tool(&mut self, actor: Actor, name: &str, args: &Value) -> ToolOutcome {
+        // -- dialogue history (OdysseyBench) --
+        if name == tools::memory::SEARCH {
+            let args = if args.is_null() {
+                &Value::Object(Default::default())
+            } else {
+                args
+            };
+            return match tools::memory::search(self, &actor, args) {
+                Ok(value) => ToolOutcome::Ok { value },
+                Err(message) => ToolOutcome::Error { message },
+            };
+        }
         if actor == Actor::Agent && tools::exists(name) && !tools::offered(name, &self.apps) {
             return ToolOutcome::Error {
                 message: format!(

@@ -12,6 +12,7 @@ mod documents;
 mod files;
 mod kb;
 mod mail;
+pub mod memory;
 mod sheets;
 mod tracker;
 
