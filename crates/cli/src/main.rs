@@ -57,7 +57,84 @@ enum Command {
         #[arg(required = true, value_name = "SUITE_OR_TASK")]
         targets: Vec<String>,
     },
+    /// Generate things: `bureau gen workspace` writes a deterministic persona workspace.
+    #[command(subcommand)]
+    Gen(GenCommand),
 }
+
+// ---- bureau gen (issue 5) ----
+#[derive(Debug, Subcommand)]
+enum GenCommand {
+    /// Write a realistic, deterministic persona workspace with its manifest (.bureau/manifest.json: files, planted facts, version chains, derivations).
+    Workspace(GenWorkspaceArgs),
+}
+
+#[derive(Debug, Args)]
+struct GenWorkspaceArgs {
+    /// operations-manager, logistics-manager, ai-product-manager, backend-developer or researcher.
+    #[arg(long, value_name = "NAME")]
+    persona: String,
+    /// Exact number of files (the manifest not counted).
+    #[arg(long, value_name = "N")]
+    files: usize,
+    /// Seed: the same persona, files and seed give a byte-identical tree.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output directory (created; must be empty unless --force).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Write into a non-empty --out (same-named files are overwritten, others kept).
+    #[arg(long)]
+    force: bool,
+}
+
+fn cmd_gen(cmd: GenCommand) -> anyhow::Result<ExitCode> {
+    let GenCommand::Workspace(a) = cmd;
+    let persona: bureau_gen::Persona = match a.persona.parse() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    if !(bureau_gen::MIN_FILES..=bureau_gen::MAX_FILES).contains(&a.files) {
+        eprintln!("error: {}", bureau_gen::GenError::FileCount(a.files));
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    if !a.force
+        && let Ok(mut entries) = std::fs::read_dir(&a.out)
+        && entries.next().is_some()
+    {
+        eprintln!(
+            "error: {} is not empty; choose an empty or new directory, or pass --force",
+            a.out.display()
+        );
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    let spec = bureau_gen::GenSpec {
+        persona,
+        files: a.files,
+        seed: a.seed,
+    };
+    let started = std::time::Instant::now();
+    let m = bureau_gen::generate(&spec, &a.out)?;
+    let s = &m.stats;
+    println!(
+        "{}: {} files, {} folders, {} types, depth {}, {} bytes, {} facts, {} chains, {} derivations, {:.1}s",
+        a.out.display(),
+        s.files,
+        s.folders,
+        s.types,
+        s.max_depth,
+        s.bytes,
+        m.facts.len(),
+        m.chains.len(),
+        m.derivations.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+// ---- end bureau gen ----
 
 #[derive(Debug, Args)]
 struct RunArgs {
@@ -135,6 +212,7 @@ fn main() -> ExitCode {
         } => cmd_rescore(&run_dir, tasks, judge, agents_file),
         Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
+        Command::Gen(cmd) => cmd_gen(cmd),
     };
     match result {
         Ok(code) => code,

@@ -538,3 +538,64 @@ fn mcp_needs_a_task_or_a_trial_and_reports_bad_tasks_like_run() {
     );
     assert!(tmp.path().join("play/world/workspace/readme.txt").is_file());
 }
+
+// ---- bureau gen (issue 5) ----
+#[test]
+fn gen_workspace_writes_the_tree_and_manifest_and_refuses_a_non_empty_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ws");
+    let args = |extra: &[&str]| {
+        let mut c = bureau();
+        c.args([
+            "gen",
+            "workspace",
+            "--persona",
+            "backend-developer",
+            "--files",
+            "60",
+        ])
+        .args(["--seed", "5", "--out"])
+        .arg(&out)
+        .args(extra);
+        c
+    };
+    let o = run_ok(&mut args(&[]));
+    let line = text(&o.stdout);
+    assert!(
+        line.contains(": 60 files,") && line.contains("depth "),
+        "{line}"
+    );
+    let manifest = std::fs::read_to_string(out.join(".bureau/manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    assert_eq!(m["persona"], "backend-developer");
+    assert_eq!(m["files"].as_array().unwrap().len(), 60);
+    // A non-empty --out is refused (exit 2) unless --force; --force gives the same manifest.
+    let o = args(&[]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("not empty"), "{}", text(&o.stderr));
+    run_ok(&mut args(&["--force"]));
+    assert_eq!(
+        std::fs::read_to_string(out.join(".bureau/manifest.json")).unwrap(),
+        manifest
+    );
+    // Bad input names the problem.
+    let o = bureau()
+        .args([
+            "gen",
+            "workspace",
+            "--persona",
+            "chef",
+            "--files",
+            "60",
+            "--out",
+        ])
+        .arg(dir.path().join("other"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("researcher"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -1,0 +1,32 @@
+//! Time one generation without building the whole CLI (docs/BENCHMARKS.md):
+//! `cargo run --release -p bureau-gen --example generate -- researcher 11020 1 /tmp/ws`
+
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [persona, files, seed, out] = args.as_slice() else {
+        return Err("usage: generate <persona> <files> <seed> <out>".into());
+    };
+    let spec = bureau_gen::GenSpec {
+        persona: persona.parse()?,
+        files: files.parse()?,
+        seed: seed.parse()?,
+    };
+    let t = Instant::now();
+    let m = bureau_gen::generate(&spec, std::path::Path::new(out))?;
+    let s = &m.stats;
+    println!(
+        "{} files, {} folders, {} types, depth {}, {} bytes, {} facts, {} chains, {} derivations in {:.2}s",
+        s.files,
+        s.folders,
+        s.types,
+        s.max_depth,
+        s.bytes,
+        m.facts.len(),
+        m.chains.len(),
+        m.derivations.len(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

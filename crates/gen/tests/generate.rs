@@ -1,0 +1,312 @@
+//! Generated workspaces: exact counts, determinism, coverage of every type, and a manifest
+//! that agrees with the files on disk (hashes, facts stated in the files they name).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use bureau_gen::{GenSpec, MANIFEST_DIR, Manifest, Persona, TYPES, generate};
+
+/// Every file under `root` except `.bureau/`: relative path → blake3.
+fn tree(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == MANIFEST_DIR {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(
+                    rel,
+                    blake3::hash(&std::fs::read(&p).unwrap())
+                        .to_hex()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn gen_into(spec: GenSpec) -> (tempfile::TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = generate(&spec, dir.path()).unwrap();
+    (dir, m)
+}
+
+#[test]
+fn same_spec_gives_a_byte_identical_tree_and_manifest() {
+    let spec = GenSpec {
+        persona: Persona::Researcher,
+        files: 300,
+        seed: 11,
+    };
+    let (a, ma) = gen_into(spec);
+    let (b, mb) = gen_into(spec);
+    assert_eq!(tree(a.path()), tree(b.path()));
+    let ra = std::fs::read(a.path().join(".bureau/manifest.json")).unwrap();
+    let rb = std::fs::read(b.path().join(".bureau/manifest.json")).unwrap();
+    assert_eq!(ra, rb, "manifest bytes differ");
+    assert_eq!(ma, mb);
+    // Modification times are the documents' dates, not the clock.
+    let f = &ma.files[0];
+    let t = std::fs::metadata(a.path().join(&f.path))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    assert!(secs < 1_900_000_000 && secs > 1_600_000_000, "mtime {secs}");
+}
+
+#[test]
+fn another_seed_gives_another_tree() {
+    let (a, _) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 120,
+        seed: 1,
+    });
+    let (b, _) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 120,
+        seed: 2,
+    });
+    assert_ne!(tree(a.path()), tree(b.path()));
+}
+
+#[test]
+fn the_manifest_lists_exactly_the_files_on_disk() {
+    for persona in Persona::ALL {
+        let (dir, m) = gen_into(GenSpec {
+            persona,
+            files: 250,
+            seed: 3,
+        });
+        let on_disk = tree(dir.path());
+        assert_eq!(on_disk.len(), 250, "{persona}: file count");
+        assert_eq!(m.stats.files, 250);
+        let listed: BTreeMap<String, String> = m
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.blake3.clone()))
+            .collect();
+        assert_eq!(on_disk, listed, "{persona}: manifest and disk differ");
+        assert!(
+            m.stats.max_depth <= 8,
+            "{persona}: depth {}",
+            m.stats.max_depth
+        );
+        assert!(
+            m.stats.max_depth >= 6,
+            "{persona}: depth {}",
+            m.stats.max_depth
+        );
+        // Every referenced path exists.
+        let paths: BTreeSet<&str> = m.files.iter().map(|f| f.path.as_str()).collect();
+        for f in &m.facts {
+            assert!(!f.files.is_empty(), "{}: no files", f.id);
+            for p in &f.files {
+                assert!(
+                    paths.contains(p.as_str()),
+                    "fact {} names missing {p}",
+                    f.id
+                );
+            }
+        }
+        for d in &m.derivations {
+            assert!(
+                paths.contains(d.source.as_str()) && paths.contains(d.derived.as_str()),
+                "{d:?}"
+            );
+        }
+        for c in &m.chains {
+            assert_eq!(c.versions.len(), 3);
+            for v in c.versions.iter().chain(&c.stale_copies) {
+                assert!(paths.contains(v.as_str()), "{v}");
+            }
+        }
+        // Duplicates repeat their original's bytes.
+        let by_path: BTreeMap<&str, &str> = m
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.blake3.as_str()))
+            .collect();
+        let dupes: Vec<_> = m
+            .files
+            .iter()
+            .filter(|f| f.duplicate_of.is_some())
+            .collect();
+        assert!(!dupes.is_empty(), "{persona}: no duplicates");
+        for f in dupes {
+            assert_eq!(
+                Some(&f.blake3.as_str()),
+                by_path.get(f.duplicate_of.as_deref().unwrap())
+            );
+        }
+    }
+}
+
+#[test]
+fn every_type_appears_and_each_persona_has_at_least_seventy() {
+    let mut all = BTreeSet::new();
+    for persona in Persona::ALL {
+        let (_d, m) = gen_into(GenSpec {
+            persona,
+            files: 200,
+            seed: 5,
+        });
+        let types: BTreeSet<String> = m.files.iter().map(|f| f.ty.clone()).collect();
+        assert!(types.len() >= 70, "{persona}: only {} types", types.len());
+        assert_eq!(m.stats.types, types.len());
+        all.extend(types);
+    }
+    let expected: BTreeSet<String> = TYPES.iter().map(|t| t.id.to_string()).collect();
+    assert_eq!(all, expected);
+    assert!(TYPES.len() >= 70);
+}
+
+#[test]
+fn planted_facts_are_stated_in_every_file_the_manifest_names() {
+    use bureau_formats::{office, text};
+    for persona in Persona::ALL {
+        let (dir, m) = gen_into(GenSpec {
+            persona,
+            files: 900,
+            seed: 9,
+        });
+        assert!(m.facts.len() >= 10, "{persona}: {} facts", m.facts.len());
+        assert!(m.chains.len() >= 2, "{persona}: {} chains", m.chains.len());
+        assert!(
+            m.derivations.len() >= 20,
+            "{persona}: {} derivations",
+            m.derivations.len()
+        );
+        for f in &m.facts {
+            // The value's first part (a figure, a name, a date and time) must be in each file's text.
+            let key = f
+                .value
+                .split(" (")
+                .next()
+                .unwrap()
+                .split(" <")
+                .next()
+                .unwrap();
+            for p in &f.files {
+                let bytes = std::fs::read(dir.path().join(p)).unwrap();
+                let txt = office::to_text(p, &bytes).unwrap();
+                assert!(
+                    key.split_whitespace()
+                        .all(|k| text::contains_keyword(&txt, k)),
+                    "{persona}: fact {} ({key}) not in {p}:\n{txt}",
+                    f.id
+                );
+            }
+        }
+        // Chains: earlier versions state the old value, later ones the new value.
+        for c in &m.chains {
+            for ch in &c.changes {
+                let read = |p: &str| {
+                    office::to_text(p, &std::fs::read(dir.path().join(p)).unwrap()).unwrap()
+                };
+                assert!(
+                    text::contains_keyword(&read(&ch.from), &ch.before),
+                    "{}",
+                    ch.from
+                );
+                assert!(
+                    text::contains_keyword(&read(&ch.to), &ch.after),
+                    "{}",
+                    ch.to
+                );
+                // The older version cannot know the later value (the later one may quote the
+                // old value in its review notes).
+                assert!(
+                    !text::contains_keyword(&read(&ch.from), &ch.after),
+                    "{}",
+                    ch.from
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_office_file_opens_with_bureaus_own_readers() {
+    use bureau_formats::{office, sheet};
+    let (dir, m) = gen_into(GenSpec {
+        persona: Persona::OperationsManager,
+        files: 400,
+        seed: 4,
+    });
+    let mut n = 0;
+    for f in &m.files {
+        let bytes = std::fs::read(dir.path().join(&f.path)).unwrap();
+        match f.ty.as_str() {
+            "docx" | "pptx" | "pdf" | "eml" | "ics" | "vcf" | "html" | "md" | "json" | "yaml" => {
+                let t =
+                    office::to_text(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
+                assert!(!t.trim().is_empty(), "{}: empty text", f.path);
+                n += 1;
+            }
+            "xlsx" | "csv" | "tsv" => {
+                let wb =
+                    sheet::read_file(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
+                assert!(wb.cell_count() > 0, "{}", f.path);
+                n += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(n > 150, "only {n} office files read");
+}
+
+#[test]
+fn bad_specs_are_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = generate(
+        &GenSpec {
+            persona: Persona::Researcher,
+            files: 3,
+            seed: 1,
+        },
+        dir.path(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("--files 3"), "{e}");
+    let e = "chef".parse::<Persona>().unwrap_err();
+    assert!(e.to_string().contains("researcher"), "{e}");
+    assert_eq!(
+        "ai-product-manager".parse::<Persona>().unwrap(),
+        Persona::AiProductManager
+    );
+}
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 6, .. ProptestConfig::default() })]
+        /// Any small spec: exact count, stable manifest, all paths relative and inside the tree.
+        #[test]
+        fn small_specs_are_exact_and_deterministic(p in 0usize..5, files in 40usize..140, seed in any::<u64>()) {
+            let spec = GenSpec { persona: Persona::ALL[p], files, seed };
+            let (a, ma) = gen_into(spec);
+            let (_b, mb) = gen_into(spec);
+            prop_assert_eq!(ma.files.len(), files);
+            prop_assert_eq!(tree(a.path()).len(), files);
+            prop_assert_eq!(ma.to_json(), mb.to_json());
+            for f in &ma.files {
+                prop_assert!(!f.path.starts_with('/') && !f.path.contains(".."), "{}", f.path);
+            }
+        }
+    }
+}
