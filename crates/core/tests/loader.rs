@@ -544,3 +544,64 @@ fn bad_file_deps_and_outputs_are_located() {
         assert!(e.contains("task.toml:1"), "{block}: not located: {e}");
     }
 }
+
+// --- [workspace] (generated persona workspaces) ---------------------------------------------
+
+#[test]
+fn workspace_section_loads_and_lets_deps_name_generated_files() {
+    let d = good_dir();
+    let src = GOOD.replace(
+        "file_deps = [{ from = \"a.md\", to = \"b.md\" }]",
+        "file_deps = [{ from = \"finance/revenue/q3.xlsx\", to = \"b.md\" }]\n\n[workspace]\npersona = \"researcher\"\nfiles = 200\nseed = 7",
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    let ws = t.workspace.unwrap();
+    assert_eq!(
+        (ws.persona.as_str(), ws.files, ws.seed),
+        ("researcher", 200, 7)
+    );
+    // Without [workspace] the same source is an error.
+    let e = error_for(
+        "file_deps = [{ from = \"a.md\", to = \"b.md\" }]",
+        "file_deps = [{ from = \"finance/revenue/q3.xlsx\", to = \"b.md\" }]",
+    );
+    assert!(e.contains("is neither in world/files/"), "{e}");
+    assert!(Task::load(good_dir().path()).unwrap().workspace.is_none());
+}
+
+#[test]
+fn bad_workspace_sections_are_located_and_name_the_personas() {
+    let deps = "file_deps = [{ from = \"a.md\", to = \"b.md\" }]";
+    // (body, message, line of the error: [workspace] is line 11)
+    let cases: &[(&str, &str, u32)] = &[
+        (
+            "persona = \"chef\"\nfiles = 200\nseed = 1",
+            "unknown workspace persona `chef` — use one of operations-manager, logistics-manager, ai-product-manager, backend-developer, researcher",
+            11,
+        ),
+        (
+            "persona = \"researcher\"\nfiles = 3\nseed = 1",
+            "workspace files = 3 is out of range",
+            11,
+        ),
+        (
+            "persona = \"researcher\"\nseed = 1",
+            "missing field `files`",
+            11,
+        ),
+        (
+            "persona = \"researcher\"\nfiles = 200\nseed = 1\nsize = 2",
+            "unknown field `size`",
+            15,
+        ),
+    ];
+    for (body, want, line) in cases {
+        let e = error_for(deps, &format!("{deps}\n\n[workspace]\n{body}"));
+        assert!(e.contains(want), "{body}: {e}");
+        assert!(
+            e.contains(&format!("task.toml:{line}:")),
+            "{body}: not located on line {line}: {e}"
+        );
+    }
+}

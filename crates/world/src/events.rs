@@ -55,7 +55,22 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
     world.calendar.ensure(&task.user.email);
 
     let seed = task.world_dir();
+    // [workspace]: the generated persona workspace first, the task's own files over it.
+    if let Some(ws) = &task.workspace {
+        let (count, bytes) =
+            crate::generated::materialise(ws, &task.toml_path(), world.files.root())?;
+        world.record(
+            Actor::Task,
+            "files",
+            "generate",
+            false,
+            json!({"persona": ws.persona, "files": count, "bytes": bytes, "seed": ws.seed}),
+        );
+    }
     seed_files(&mut world, &seed.join("files"))?;
+    if task.workspace.is_some() {
+        crate::generated::check_file_deps(task, world.files.root())?;
+    }
     seed_mail(&mut world, &seed.join("mail"))?;
     seed_calendar(&mut world, &seed.join("calendar"))?;
     crate::chat::seed(&mut world, &seed.join("chat"))?;

@@ -15,6 +15,7 @@ pub mod code;
 mod error;
 mod events;
 pub mod files;
+pub mod generated;
 pub mod kb;
 pub mod mail;
 pub mod memory;
