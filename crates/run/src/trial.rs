@@ -27,8 +27,8 @@ use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
-use bureau_world::people::ReplyPolicy;
 use bureau_world::memory::MemoryIndex;
+use bureau_world::people::ReplyPolicy;
 
 use crate::feedback::{self, Feedback};
 use crate::rundir::{
