@@ -156,7 +156,9 @@ pub fn name_key(name: &str) -> String {
                 continue;
             }
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        // Only a lower-case letter starts a camelCase boundary: after a digit an upper-case
+        // letter is the same word in any case (`0R0` = `0r0`, found by proptest).
+        prev_lower = c.is_lowercase();
         current.extend(c.to_lowercase());
     }
     if !current.is_empty() {
