@@ -118,18 +118,10 @@ fn cmd_gen(cmd: GenCommand) -> anyhow::Result<ExitCode> {
     };
     let started = std::time::Instant::now();
     let m = bureau_gen::generate(&spec, &a.out)?;
-    let s = &m.stats;
     println!(
-        "{}: {} files, {} folders, {} types, depth {}, {} bytes, {} facts, {} chains, {} derivations, {:.1}s",
+        "{}: {}, {:.1}s",
         a.out.display(),
-        s.files,
-        s.folders,
-        s.types,
-        s.max_depth,
-        s.bytes,
-        m.facts.len(),
-        m.chains.len(),
-        m.derivations.len(),
+        m.summary(),
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)

@@ -15,18 +15,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let t = Instant::now();
     let m = bureau_gen::generate(&spec, std::path::Path::new(out))?;
-    let s = &m.stats;
-    println!(
-        "{} files, {} folders, {} types, depth {}, {} bytes, {} facts, {} chains, {} derivations in {:.2}s",
-        s.files,
-        s.folders,
-        s.types,
-        s.max_depth,
-        s.bytes,
-        m.facts.len(),
-        m.chains.len(),
-        m.derivations.len(),
-        t.elapsed().as_secs_f64()
-    );
+    println!("{} in {:.2}s", m.summary(), t.elapsed().as_secs_f64());
     Ok(())
 }

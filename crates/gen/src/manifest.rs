@@ -104,6 +104,22 @@ impl Manifest {
         s.push('\n');
         s
     }
+
+    /// One line for people: files, folders, types, depth, bytes, facts, chains, derivations.
+    pub fn summary(&self) -> String {
+        let s = &self.stats;
+        format!(
+            "{} files, {} folders, {} types, depth {}, {} bytes, {} facts, {} chains, {} derivations",
+            s.files,
+            s.folders,
+            s.types,
+            s.max_depth,
+            s.bytes,
+            self.facts.len(),
+            self.chains.len(),
+            self.derivations.len()
+        )
+    }
 }
 
 pub(crate) fn write(

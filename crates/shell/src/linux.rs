@@ -255,7 +255,7 @@ impl Linux {
             } else {
                 deadline.saturating_duration_since(now)
             };
-            let exited = poll_once(&pidfd, &mut out, &mut err, wait)
+            let exited = poll_once(Some(&pidfd), &mut out, &mut err, wait)
                 .map_err(|e| io_err("poll", e.into()))?;
             if (out.over || err.over) && !killed {
                 limit = limit.or(Some(LimitHit::Output));
@@ -278,7 +278,7 @@ impl Linux {
             if now >= drain_until {
                 break;
             }
-            poll_streams(&mut out, &mut err, drain_until - now)
+            poll_once(None, &mut out, &mut err, drain_until - now)
                 .map_err(|e| io_err("poll", e.into()))?;
         }
         let leftover_processes = reap_leftovers(pid, uid);
@@ -572,16 +572,21 @@ fn timespec(d: Duration) -> rustix::event::Timespec {
     }
 }
 
-/// Polls the pidfd and both streams once; reads what is ready. True when the shell exited.
+/// Polls both streams — and the pidfd, while the shell runs — once; reads what is ready. True
+/// when the pidfd says the shell exited.
 fn poll_once(
-    pidfd: &OwnedFd,
+    pidfd: Option<&OwnedFd>,
     out: &mut Stream<ChildStdout>,
     err: &mut Stream<ChildStderr>,
     wait: Duration,
 ) -> Result<bool, Errno> {
     let ready = PollFlags::IN | PollFlags::HUP | PollFlags::ERR;
     let (exited, out_ready, err_ready) = {
-        let mut fds = vec![PollFd::new(pidfd, PollFlags::IN)];
+        let mut fds = Vec::new();
+        let pid_at = pidfd.map(|p| {
+            fds.push(PollFd::new(p, PollFlags::IN));
+            fds.len() - 1
+        });
         let out_at = out.reader.as_ref().map(|r| {
             fds.push(PollFd::new(r, PollFlags::IN));
             fds.len() - 1
@@ -595,7 +600,7 @@ fn poll_once(
             Err(e) => return Err(e),
         }
         let hit = |i: Option<usize>| i.is_some_and(|i| fds[i].revents().intersects(ready));
-        (hit(Some(0)), hit(out_at), hit(err_at))
+        (hit(pid_at), hit(out_at), hit(err_at))
     };
     if out_ready {
         out.read_ready();
@@ -604,39 +609,6 @@ fn poll_once(
         err.read_ready();
     }
     Ok(exited)
-}
-
-/// Polls only the streams (after the shell exited).
-fn poll_streams(
-    out: &mut Stream<ChildStdout>,
-    err: &mut Stream<ChildStderr>,
-    wait: Duration,
-) -> Result<(), Errno> {
-    let ready = PollFlags::IN | PollFlags::HUP | PollFlags::ERR;
-    let (out_ready, err_ready) = {
-        let mut fds = Vec::new();
-        let out_at = out.reader.as_ref().map(|r| {
-            fds.push(PollFd::new(r, PollFlags::IN));
-            fds.len() - 1
-        });
-        let err_at = err.reader.as_ref().map(|r| {
-            fds.push(PollFd::new(r, PollFlags::IN));
-            fds.len() - 1
-        });
-        match rustix::event::poll(&mut fds, Some(&timespec(wait))) {
-            Ok(_) | Err(Errno::INTR) => {}
-            Err(e) => return Err(e),
-        }
-        let hit = |i: Option<usize>| i.is_some_and(|i| fds[i].revents().intersects(ready));
-        (hit(out_at), hit(err_at))
-    };
-    if out_ready {
-        out.read_ready();
-    }
-    if err_ready {
-        err.read_ready();
-    }
-    Ok(())
 }
 
 /// SIGKILL to the process group, and — as root — to every process of the command's uid.

@@ -23,8 +23,16 @@ fn a_non_root_caller_gets_the_same_confinement() {
         checks();
         return;
     }
+    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let out = Command::new(std::env::current_exe().unwrap())
+    // The test binary usually lives under the build directory, which `nobody` may not be able
+    // to reach (CI's cache is under /root, mode 0700): run a copy from a directory it can read.
+    let stage = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(stage.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = stage.path().join("non_root");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(&exe)
         .args([
             "--exact",
             "a_non_root_caller_gets_the_same_confinement",
@@ -32,6 +40,7 @@ fn a_non_root_caller_gets_the_same_confinement() {
         ])
         .env(INNER, "1")
         .env("HOME", "/nonexistent")
+        .current_dir(stage.path())
         .uid(NOBODY)
         .gid(NOBODY)
         .output()

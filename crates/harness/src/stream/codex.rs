@@ -27,11 +27,9 @@ pub struct CodexParser {
 
 impl StreamParser for CodexParser {
     fn line(&mut self, line: &str) -> Vec<Event> {
-        if line.trim().is_empty() {
-            return Vec::new();
-        }
-        let Some(obj) = json_line(line) else {
-            return vec![Event::Unparsed(line.to_string())];
+        let obj = match json_line(line) {
+            Ok(obj) => obj,
+            Err(events) => return events,
         };
         let v = Value::Object(obj);
         let mut out = Vec::new();

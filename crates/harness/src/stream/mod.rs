@@ -136,11 +136,15 @@ pub trait StreamParser: Send {
     }
 }
 
-/// A JSON object line, or `None` (blank lines and non-objects are not events).
-fn json_line(line: &str) -> Option<serde_json::Map<String, Value>> {
+/// One line of a JSON-lines stream: `Ok` with its object, or `Err` with the events the line is
+/// instead — none for a blank line, [`Event::Unparsed`] for anything but a JSON object.
+fn json_line(line: &str) -> Result<serde_json::Map<String, Value>, Vec<Event>> {
+    if line.trim().is_empty() {
+        return Err(Vec::new());
+    }
     match serde_json::from_str::<Value>(line.trim()) {
-        Ok(Value::Object(m)) => Some(m),
-        _ => None,
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err(vec![Event::Unparsed(line.to_string())]),
     }
 }
 

@@ -30,11 +30,9 @@ pub struct OpenHandsParser {
 
 impl StreamParser for OpenHandsParser {
     fn line(&mut self, line: &str) -> Vec<Event> {
-        if line.trim().is_empty() {
-            return Vec::new();
-        }
-        let Some(obj) = json_line(line) else {
-            return vec![Event::Unparsed(line.to_string())];
+        let obj = match json_line(line) {
+            Ok(obj) => obj,
+            Err(events) => return events,
         };
         let mut out = Vec::new();
         let v = Value::Object(obj.clone());
