@@ -1125,6 +1125,7 @@ pub(crate) fn restore_state(
             &state.hosted_dirs,
             &BTreeMap::new(),
             blobs,
+            None,
         )
         .map_err(|e| WorldError::Snapshot(format!("hosted repositories: {e}")))?;
     }

@@ -1,6 +1,7 @@
 //! Building a world from a task's `world/` and applying the task's events.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use bureau_core::log::Actor;
 use bureau_core::task::{Event, EventKind, InlineEvent, Task};
@@ -12,12 +13,25 @@ use serde_json::json;
 use crate::calendar::CANCELLED;
 use crate::files::{Files, to_slash};
 use crate::mail::{INBOX, MailState};
-use crate::{CalendarState, World, WorldError, snapshot};
+use crate::{BaseLayer, CalendarState, World, WorldError, snapshot};
 
-pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
+pub(crate) fn build(
+    task: &Task,
+    root: &Path,
+    replica: Option<(bureau_replica::Lease, Arc<BaseLayer>)>,
+) -> Result<World, WorldError> {
     std::fs::create_dir_all(root).map_err(|e| WorldError::io(root, e))?;
-    let workspace = root.join("workspace");
-    if workspace.exists() {
+    if replica.is_some() && task.workspace.is_none() {
+        return Err(WorldError::Seed {
+            path: task.toml_path(),
+            message: "only a task with [workspace] can be built on a replica".into(),
+        });
+    }
+    let workspace = match &replica {
+        Some((lease, _)) => lease.path(),
+        None => root.join("workspace"),
+    };
+    if replica.is_none() && workspace.exists() {
         return Err(WorldError::Seed {
             path: workspace,
             message: "a world already exists here; build each world in a fresh directory".into(),
@@ -50,6 +64,8 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         log: Vec::new(),
         baseline: snapshot::Snapshot::empty(),
         memory: None,
+        base: None,
+        replica: None,
     };
     world.mail.ensure_mailbox(&task.user.email);
     world.calendar.ensure(&task.user.email);
@@ -57,8 +73,19 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
     let seed = task.world_dir();
     // [workspace]: the generated persona workspace first, the task's own files over it.
     if let Some(ws) = &task.workspace {
-        let (count, bytes) =
-            crate::generated::materialise(ws, &task.toml_path(), world.files.root())?;
+        let (count, bytes) = match replica {
+            Some((lease, base)) => {
+                let n = (base.file_count(), base.bytes());
+                world.base = Some(base);
+                world.replica = Some(std::sync::Mutex::new(lease));
+                n
+            }
+            None => {
+                let n = crate::generated::materialise(ws, &task.toml_path(), world.files.root())?;
+                world.base = Some(crate::generated::base_layer(ws, &task.toml_path())?);
+                n
+            }
+        };
         world.record(
             Actor::Task,
             "files",

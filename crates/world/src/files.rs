@@ -24,17 +24,31 @@ pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct Files {
     root: PathBuf,
-    /// Canonical form of `root`, for confinement checks.
+    /// The directory paths are joined to: `root` canonicalized, or `root` as given when the
+    /// canonical form is another directory — a replica's workspace reached through
+    /// `/proc/<pid>/root/...` (another mount namespace), where the kernel's name for the path
+    /// does not lead back to it.
     canonical_root: PathBuf,
+    /// Absolute names of the workspace an absolute symbolic link may use to point inside it.
+    absolute_names: Vec<PathBuf>,
 }
 
 impl Files {
     pub(crate) fn new(root: PathBuf) -> std::io::Result<Files> {
+        use std::os::unix::fs::MetadataExt;
         std::fs::create_dir_all(&root)?;
-        let canonical_root = root.canonicalize()?;
+        let meta = std::fs::metadata(&root)?;
+        let same = |p: &Path| {
+            std::fs::metadata(p).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+        };
+        let (canonical_root, absolute_names) = match root.canonicalize() {
+            Ok(c) if same(&c) => (c.clone(), vec![c]),
+            _ => (root.clone(), vec![root.clone()]),
+        };
         Ok(Files {
             root,
             canonical_root,
+            absolute_names,
         })
     }
 
@@ -43,35 +57,88 @@ impl Files {
     }
 
     /// Resolve a workspace path to a real path inside the workspace, or say why not.
-    /// The path need not exist; every existing ancestor must resolve inside the workspace.
+    /// The path need not exist; every symbolic link on the way must stay inside the workspace.
+    /// Links are followed by hand, component by component (never through the kernel's name for
+    /// the workspace, which is wrong for a replica in another mount namespace).
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
         let rel = rel.trim();
         let clean = normalize(rel)?;
-        let full = self.canonical_root.join(&clean);
-        // The longest existing ancestor (including the path itself) must resolve inside.
-        let mut probe = full.clone();
-        loop {
-            if std::fs::symlink_metadata(&probe).is_ok() {
-                match probe.canonicalize() {
-                    Ok(real) if real.starts_with(&self.canonical_root) => break,
-                    Ok(_) => {
+        self.check_links(rel, &clean)?;
+        Ok(self.canonical_root.join(&clean))
+    }
+
+    /// Follow `clean` from the workspace root through any symbolic links and fail if one leads
+    /// outside the workspace, is broken, or loops.
+    fn check_links(&self, rel: &str, clean: &Path) -> Result<(), String> {
+        use std::ffi::OsString;
+        const MAX_LINKS: usize = 40;
+        let outside = || {
+            format!(
+                "`{rel}` leads outside the workspace through a symbolic link; only paths inside the workspace can be used"
+            )
+        };
+        let broken = || format!("`{rel}` goes through a broken symbolic link; use another path");
+        // Components still to walk (last = next) and the resolved components so far.
+        let mut pending: Vec<OsString> = clean
+            .components()
+            .rev()
+            .map(|c| c.as_os_str().to_os_string())
+            .collect();
+        let mut done: Vec<OsString> = Vec::new();
+        let mut links = 0usize;
+        // `pending[from_link..]` came from link targets.
+        let mut from_link = usize::MAX;
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                if done.pop().is_none() {
+                    return Err(outside());
+                }
+                continue;
+            }
+            if name == "." || name.is_empty() {
+                continue;
+            }
+            let mut here = self.canonical_root.clone();
+            here.extend(&done);
+            here.push(&name);
+            match std::fs::symlink_metadata(&here) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    links += 1;
+                    if links > MAX_LINKS {
                         return Err(format!(
-                            "`{rel}` leads outside the workspace through a symbolic link; only paths inside the workspace can be used"
+                            "`{rel}` goes through too many symbolic links; use another path"
                         ));
                     }
-                    // A dangling symlink: refuse, it may point anywhere.
-                    Err(_) => {
-                        return Err(format!(
-                            "`{rel}` goes through a broken symbolic link; use another path"
-                        ));
+                    let target = std::fs::read_link(&here).map_err(|_| broken())?;
+                    let target = if target.is_absolute() {
+                        let inside = self
+                            .absolute_names
+                            .iter()
+                            .find_map(|n| target.strip_prefix(n).ok())
+                            .ok_or_else(outside)?;
+                        done.clear();
+                        inside.to_path_buf()
+                    } else {
+                        target
+                    };
+                    from_link = from_link.min(pending.len());
+                    for c in target.components().rev() {
+                        match c {
+                            Component::Normal(s) => pending.push(s.to_os_string()),
+                            Component::ParentDir => pending.push("..".into()),
+                            Component::CurDir => {}
+                            Component::RootDir | Component::Prefix(_) => return Err(outside()),
+                        }
                     }
                 }
-            }
-            if !probe.pop() || probe == self.canonical_root {
-                break;
+                Ok(_) => done.push(name),
+                // A link's target that does not exist: broken (it may point anywhere later).
+                Err(_) if pending.len() >= from_link => return Err(broken()),
+                // Nothing exists from here on: the rest of the path cannot go through a link.
+                Err(_) => return Ok(()),
             }
         }
-        Ok(full)
+        Ok(())
     }
 
     /// Does a file or directory exist at this workspace path?
@@ -309,6 +376,33 @@ mod tests {
         std::fs::write(f.root().join("in.txt"), "hello").unwrap();
         std::os::unix::fs::symlink(f.root().join("in.txt"), f.root().join("in-link")).unwrap();
         assert_eq!(f.read_text("in-link").unwrap(), "hello");
+    }
+
+    #[test]
+    fn links_are_followed_by_hand_and_must_stay_inside() {
+        use std::os::unix::fs::symlink;
+        let (_d, f) = ws();
+        f.write("docs/a.txt", b"A").unwrap();
+        // Relative links with `..`, chains, a linked directory holding a new file.
+        symlink("../docs/a.txt", f.root().join("docs-up")).unwrap();
+        std::fs::create_dir_all(f.root().join("x")).unwrap();
+        symlink("../docs/a.txt", f.root().join("x/a-link")).unwrap();
+        symlink("a-link", f.root().join("x/chain")).unwrap();
+        symlink("docs", f.root().join("docs-dir")).unwrap();
+        assert_eq!(f.read_text("x/chain").unwrap(), "A");
+        f.write("docs-dir/new.txt", b"N").unwrap();
+        assert_eq!(std::fs::read(f.root().join("docs/new.txt")).unwrap(), b"N");
+        // `..` above the workspace through a link, a dangling link, a loop.
+        symlink("../../..", f.root().join("x/up")).unwrap();
+        assert!(f.resolve("x/up/etc").unwrap_err().contains("outside"));
+        assert!(f.resolve("docs-up").unwrap_err().contains("outside"));
+        symlink("nowhere.txt", f.root().join("dangling")).unwrap();
+        assert!(f.resolve("dangling").unwrap_err().contains("broken"));
+        symlink("loop-b", f.root().join("loop-a")).unwrap();
+        symlink("loop-a", f.root().join("loop-b")).unwrap();
+        assert!(f.resolve("loop-a").unwrap_err().contains("too many"));
+        // A path that does not exist yet, below no link, is fine.
+        assert!(f.resolve("new/dir/file.txt").is_ok());
     }
 
     #[test]

@@ -183,6 +183,74 @@ pub(crate) fn materialise(
     })
 }
 
+/// The generated workspace of `ws` as a tree of its own — exactly what a world's workspace
+/// starts with, without `.bureau/` — made once next to the cache entry
+/// (`<cache>/<key>.tree`, verified against the manifest while it is copied). It is the
+/// baseline of replica pools and the base layer of worlds ([`crate::BaseLayer`]); nothing
+/// may write to it.
+pub fn baseline_tree(ws: &WorkspaceSpec, task_toml: &Path) -> Result<PathBuf, WorldError> {
+    let root = cache_root();
+    let tree = root.join(format!("{}.tree", cache_key(ws)));
+    if tree.is_dir() {
+        return Ok(tree);
+    }
+    let tmp = root.join(format!(
+        ".{}.tree.tmp-{}-{:?}",
+        cache_key(ws),
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| WorldError::io(&tmp, e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| WorldError::io(&tmp, e))?;
+    materialise(ws, task_toml, &tmp)?;
+    match std::fs::rename(&tmp, &tree) {
+        Ok(()) => Ok(tree),
+        // Another builder made it first.
+        Err(_) if tree.is_dir() => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(tree)
+        }
+        Err(e) => Err(WorldError::io(&tree, e)),
+    }
+}
+
+/// Check a base layer of [`baseline_tree`] against the generator's manifest: the same files
+/// with the same contents. A damaged tree is an error naming the directory to remove.
+pub fn check_tree(ws: &WorkspaceSpec, base: &crate::BaseLayer) -> Result<(), WorldError> {
+    let cached = cache_root().join(cache_key(ws));
+    let entries = read_manifest(&cached).unwrap_or_default();
+    let ok = !entries.is_empty()
+        && entries.len() == base.files().len()
+        && entries.iter().all(|e| {
+            base.files()
+                .get(&e.path)
+                .is_some_and(|r| r.hash == e.blake3)
+        });
+    if ok {
+        return Ok(());
+    }
+    Err(WorldError::Seed {
+        path: base.dir().to_path_buf(),
+        message: format!(
+            "this generated workspace tree does not match its manifest ({}); remove the directory (it is a cache) and run again",
+            cached.join(MANIFEST_DIR).join(MANIFEST_FILE).display()
+        ),
+    })
+}
+
+/// The shared base layer of `ws`'s generated tree in this process (scanned and checked once).
+pub fn base_layer(
+    ws: &WorkspaceSpec,
+    task_toml: &Path,
+) -> Result<std::sync::Arc<crate::BaseLayer>, WorldError> {
+    let tree = baseline_tree(ws, task_toml)?;
+    let base = crate::BaseLayer::shared(&tree)?;
+    check_tree(ws, &base)?;
+    Ok(base)
+}
+
 /// For a task with `[workspace]`: every `file_deps` source (edge `from`, lone `file`) must be a
 /// file of the built workspace, a file an event adds, or the `to` of an edge. The loader
 /// cannot check generated files (core does not depend on bureau-gen), so the build does.

@@ -9,6 +9,7 @@
 //! Checks read the world through typed accessors: [`World::files`], [`World::mail`],
 //! [`World::calendar`], [`World::log`].
 
+pub mod base;
 pub mod calendar;
 pub mod chat;
 pub mod code;
@@ -34,6 +35,7 @@ use bureau_core::tool::{ToolOutcome, ToolSpec};
 use chrono_tz::Tz;
 use serde_json::Value;
 
+pub use base::BaseLayer;
 pub use calendar::CalendarState;
 pub use chat::ChatState;
 pub use code::CodeState;
@@ -78,13 +80,43 @@ pub struct World {
     /// The `memory` service: set by the run under `--context rag:..` for a task with a
     /// history; not state (read-only, not in snapshots), like the reply policy.
     memory: Option<memory::MemoryIndex>,
+    // -- workspace base layer and replica (issue 5) --
+    /// The read-only tree the workspace started from (a `[workspace]` task's generated tree).
+    base: Option<std::sync::Arc<BaseLayer>>,
+    /// The replica lease the workspace lives in, when built by [`World::build_on_replica`]:
+    /// its change set makes snapshots O(changes); dropping the world resets and returns it.
+    replica: Option<std::sync::Mutex<bureau_replica::Lease>>,
 }
 
 impl World {
     /// Build the world of `task` in `root` (created if missing; must be empty). The workspace
     /// is `root/workspace`; blobs of snapshots go to `root/blobs`.
     pub fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
-        events::build(task, root)
+        events::build(task, root, None)
+    }
+
+    /// Build the world of a `[workspace]` task on a replica of its generated tree: the
+    /// workspace is the lease's directory (already holding the generated files, so nothing is
+    /// copied), `base` the layer of the replica's baseline. Snapshots read only the paths the
+    /// replica reports changed. The lease is reset and returned to its pool when the world is
+    /// dropped. Blobs and hosted repositories stay under `root`.
+    pub fn build_on_replica(
+        task: &Task,
+        root: &Path,
+        lease: bureau_replica::Lease,
+        base: std::sync::Arc<BaseLayer>,
+    ) -> Result<World, WorldError> {
+        events::build(task, root, Some((lease, base)))
+    }
+
+    /// The base layer the workspace started from, if any.
+    pub fn base(&self) -> Option<&std::sync::Arc<BaseLayer>> {
+        self.base.as_ref()
+    }
+
+    /// Whether the workspace is a replica (see [`World::build_on_replica`]).
+    pub fn on_replica(&self) -> bool {
+        self.replica.is_some()
     }
 
     /// Start turn `turn`: set the world clock and apply the turn's events (actor: task).

@@ -12,6 +12,7 @@ use bureau_core::log::LogEntry;
 use bureau_core::time::WorldTime;
 use serde::{Deserialize, Serialize};
 
+use crate::base::BaseLayer;
 use crate::files::to_slash;
 use crate::{CalendarState, ChangedFiles, MailState, World, WorldError};
 
@@ -100,15 +101,102 @@ pub(crate) struct Manifest {
     pub symlinks: BTreeMap<String, String>,
 }
 
-/// Walk the workspace; with `store`, copy new contents into the blob store.
+/// The workspace manifest now; with `store`, copy new contents into the blob store.
+///
+/// On a replica: the base manifest patched with the replica's change set (only touched paths
+/// are read; their contents always go to the store). Otherwise a walk of the whole tree;
+/// contents the world's base layer holds are not stored (the base keeps them).
 fn manifest(world: &World, store: bool) -> Result<Manifest, WorldError> {
     let blobs = world.root.join("blobs");
-    walk_tree(world.files.root(), store.then_some(blobs.as_path()))
+    let blobs = store.then_some(blobs.as_path());
+    if let (Some(replica), Some(base)) = (&world.replica, &world.base) {
+        let changes = replica
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .changes()
+            .map_err(|e| WorldError::Snapshot(format!("reading the replica's changes: {e}")))?;
+        return patch(world.files.root(), &base.manifest, &changes, blobs);
+    }
+    walk_tree_except(world.files.root(), blobs, world.base.as_deref())
+}
+
+/// `base` with the paths of `changes` read again from the tree at `root`.
+pub(crate) fn patch(
+    root: &Path,
+    base: &Manifest,
+    changes: &bureau_replica::ChangeSet,
+    blobs: Option<&Path>,
+) -> Result<Manifest, WorldError> {
+    if let Some(blobs) = blobs {
+        std::fs::create_dir_all(blobs).map_err(|e| WorldError::io(blobs, e))?;
+    }
+    let mut m = Manifest {
+        files: base.files.clone(),
+        dirs: base.dirs.clone(),
+        symlinks: base.symlinks.clone(),
+    };
+    let forget = |m: &mut Manifest, p: &str| {
+        m.files.remove(p);
+        m.dirs.remove(p);
+        m.symlinks.remove(p);
+    };
+    for rel in &changes.deleted {
+        forget(&mut m, &to_slash(rel));
+    }
+    for rel in changes.added.iter().chain(&changes.modified) {
+        let p = to_slash(rel);
+        forget(&mut m, &p);
+        let full = root.join(rel);
+        let Ok(meta) = std::fs::symlink_metadata(&full) else {
+            continue; // gone since the change set was read
+        };
+        let ft = meta.file_type();
+        if ft.is_symlink() {
+            let target = std::fs::read_link(&full).map_err(|e| WorldError::io(&full, e))?;
+            m.symlinks.insert(p, target.to_string_lossy().into_owned());
+        } else if ft.is_dir() {
+            m.dirs.insert(p);
+        } else {
+            let data = std::fs::read(&full).map_err(|e| WorldError::io(&full, e))?;
+            let hash = blake3::hash(&data).to_hex().to_string();
+            if let Some(blobs) = blobs {
+                store_blob(blobs, &hash, &data)?;
+            }
+            m.files.insert(
+                p,
+                FileRecord {
+                    size: data.len() as u64,
+                    hash,
+                    mode: meta.permissions().mode() & 0o7777,
+                },
+            );
+        }
+    }
+    Ok(m)
+}
+
+fn store_blob(blobs: &Path, hash: &str, data: &[u8]) -> Result<(), WorldError> {
+    let blob = blobs.join(hash);
+    if !blob.exists() {
+        let tmp = blobs.join(format!("{hash}.tmp"));
+        std::fs::write(&tmp, data).map_err(|e| WorldError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &blob).map_err(|e| WorldError::io(&blob, e))?;
+    }
+    Ok(())
 }
 
 /// Walk the tree under `root` (sorted); with `blobs`, copy contents not yet there into that
 /// content-addressed store (`<blobs>/<blake3 hex>`).
 pub(crate) fn walk_tree(root: &Path, blobs: Option<&Path>) -> Result<Manifest, WorldError> {
+    walk_tree_except(root, blobs, None)
+}
+
+/// [`walk_tree`], not storing contents `base` holds.
+fn walk_tree_except(
+    root: &Path,
+    blobs: Option<&Path>,
+    base: Option<&BaseLayer>,
+) -> Result<Manifest, WorldError> {
     if let Some(blobs) = blobs {
         std::fs::create_dir_all(blobs).map_err(|e| WorldError::io(blobs, e))?;
     }
@@ -139,13 +227,10 @@ pub(crate) fn walk_tree(root: &Path, blobs: Option<&Path>) -> Result<Manifest, W
                 .metadata()
                 .map_err(|e| WorldError::Snapshot(e.to_string()))?;
             let hash = blake3::hash(&data).to_hex().to_string();
-            if let Some(blobs) = blobs {
-                let blob = blobs.join(&hash);
-                if !blob.exists() {
-                    let tmp = blobs.join(format!("{hash}.tmp"));
-                    std::fs::write(&tmp, &data).map_err(|e| WorldError::io(&tmp, e))?;
-                    std::fs::rename(&tmp, &blob).map_err(|e| WorldError::io(&blob, e))?;
-                }
+            if let Some(blobs) = blobs
+                && !base.is_some_and(|b| b.has(&hash))
+            {
+                store_blob(blobs, &hash, &data)?;
             }
             m.files.insert(
                 rel,
@@ -183,7 +268,16 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
 
 pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Result<(), WorldError> {
     let root = world.files.root().to_path_buf();
-    restore_tree(&root, &snap.files, &snap.dirs, &snap.symlinks, blobs).map_err(|e| match e {
+    let base = world.base.clone();
+    restore_tree(
+        &root,
+        &snap.files,
+        &snap.dirs,
+        &snap.symlinks,
+        blobs,
+        base.as_deref(),
+    )
+    .map_err(|e| match e {
         WorldError::Snapshot(m) if m == TREE_DIFFERS => {
             WorldError::Snapshot("the restored workspace differs from the snapshot".into())
         }
@@ -205,14 +299,16 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Resul
 const TREE_DIFFERS: &str = "the restored tree differs from the snapshot";
 
 /// Make the tree under `root` exactly `files` + `dirs` + `symlinks`, contents from `blobs`.
-/// Paths must be relative and stay inside `root`; blob names must be content hashes. The
-/// result is verified against the wanted manifest.
+/// Paths must be relative and stay inside `root`; blob names must be content hashes. A
+/// content missing from `blobs` is taken from `base` when it holds it. The result is verified
+/// against the wanted manifest.
 pub(crate) fn restore_tree(
     root: &Path,
     files: &BTreeMap<String, FileRecord>,
     dirs: &BTreeSet<String>,
     symlinks: &BTreeMap<String, String>,
     blobs: &Path,
+    base: Option<&BaseLayer>,
 ) -> Result<(), WorldError> {
     // A snapshot read back from disk must not name paths outside the tree.
     for p in files.keys().chain(dirs).chain(symlinks.keys()) {
@@ -260,7 +356,13 @@ pub(crate) fn restore_tree(
         let full = root.join(p);
         let same = current.files.get(p).is_some_and(|r| r.hash == rec.hash);
         if !same {
-            copy_blob(&blobs.join(&rec.hash), &full)?;
+            let mut blob = blobs.join(&rec.hash);
+            if !blob.is_file()
+                && let Some(b) = base.and_then(|b| b.blob(&rec.hash))
+            {
+                blob = b;
+            }
+            copy_blob(&blob, &full)?;
         }
         let perms = std::fs::Permissions::from_mode(rec.mode);
         std::fs::set_permissions(&full, perms).map_err(|e| WorldError::io(&full, e))?;
