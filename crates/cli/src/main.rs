@@ -161,6 +161,9 @@ struct RunArgs {
     /// How agents see the dialogue history of tasks that ship history.json (OdysseyBench): none, long (whole history before the first prompt), or rag:<session|utterance|summary|chunk>:<k> (a memory_search tool, BM25 top-k) [default: long, or the resumed run's setting]. See docs/history.md.
     #[arg(long, value_name = "SETTING", value_parser = parse_context)]
     context: Option<bureau_core::history::ContextSetting>,
+    /// Where trials of [workspace] tasks work: auto (overlay replicas of the generated workspace where this machine allows them, else portable ones), overlay, portable, or off (a copy per trial). A pool per workspace holds up to --concurrency replicas, reset after each trial. See docs/replica.md.
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    replicas: bureau_run::ReplicaMode,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -281,6 +284,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         feedback_model: args.feedback_model,
         colleagues: Some(args.colleagues),
         context: args.context,
+        replicas: args.replicas,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.
@@ -303,6 +307,9 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         outcome.skipped,
         outcome.out.display()
     );
+    for e in &outcome.replica_errors {
+        eprintln!("warning: a replica reset failed and the replica was discarded: {e}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -11,7 +11,8 @@
 //! verdicts of a finished run from its stored snapshots and trajectories.
 
 pub mod feedback;
-pub mod rescore;
+pub mod replicas;
+mod rescore;
 pub mod rundir;
 pub mod trial;
 pub mod validate;
@@ -35,6 +36,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 pub use feedback::{Feedback, FeedbackSettings};
+pub use replicas::{ReplicaMode, Replicas};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
 pub use trial::{AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
@@ -81,6 +83,10 @@ pub struct RunConfig {
     /// How agents see the dialogue history of tasks that ship `history.json` (`--context`);
     /// `None` = the default, [`ContextSetting::Long`].
     pub context: Option<ContextSetting>,
+    // -- workspace replicas (issue 5) --
+    /// Where trials of `[workspace]` tasks work (`--replicas`): replicas of the generated
+    /// tree leased from a pool per workspace (default), or a copy per trial.
+    pub replicas: ReplicaMode,
 }
 
 impl RunConfig {
@@ -101,6 +107,7 @@ impl RunConfig {
             feedback_model: None,
             colleagues: None,
             context: None,
+            replicas: ReplicaMode::default(),
         }
     }
 }
@@ -119,6 +126,9 @@ pub struct RunOutcome {
     pub passed: usize,
     pub failed: usize,
     pub errored: usize,
+    /// Replica resets that failed in this invocation (each such replica was discarded, never
+    /// reused; the trials' results stand). Also in `replicas.json`.
+    pub replica_errors: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -169,6 +179,11 @@ pub struct RunManifest {
     /// the run ships a dialogue history; a run is resumed only with the same setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextSetting>,
+    // -- workspace replicas (issue 5) --
+    /// `--replicas`, recorded when a task of the run has a `[workspace]`. Not part of what a
+    /// resumed run must repeat: every mode gives the same worlds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<ReplicaMode>,
 }
 
 /// The feedback setting of a run, as recorded in `run.json`.
@@ -456,6 +471,10 @@ pub fn run_full(
         }),
         colleagues: people.colleagues.as_ref().map(|c| c.manifest.clone()),
         context: has_history.then_some(context),
+        replicas: loaded
+            .iter()
+            .any(|(t, _)| t.workspace.is_some())
+            .then_some(config.replicas),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -505,7 +524,14 @@ pub fn run_full(
             None => Box::new(bureau_world::people::DeterministicPolicy),
         }
     };
+    // -- workspace replicas (issue 5) --
+    // One pool per generated workspace, as many replicas as workers.
+    let replicas = Replicas::new(
+        config.replicas,
+        config.concurrency.max(1).min(jobs.len().max(1)),
+    );
     let scoring = trial::Scoring {
+        replicas: Some(&replicas),
         limits: CheckLimits::default(),
         judge: judge.map(|j| &j.judge as &dyn Judge),
         feedback: Feedback {
@@ -545,6 +571,16 @@ pub fn run_full(
         }
     });
     progress.done();
+    let replica_errors = replicas.take_errors();
+    let backends = replicas.backends();
+    if !backends.is_empty() || !replica_errors.is_empty() {
+        let record = serde_json::json!({
+            "mode": config.replicas,
+            "backends": backends.iter().map(|(k, b)| (k.clone(), b.to_string())).collect::<BTreeMap<_, _>>(),
+            "reset_errors": replica_errors,
+        });
+        rundir::write_json(&out.join(rundir::REPLICAS_JSON), &record)?;
+    }
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
@@ -561,6 +597,7 @@ pub fn run_full(
         failed: count(TrialStatus::Failed),
         errored: count(TrialStatus::Error),
         summary,
+        replica_errors,
     })
 }
 

@@ -32,6 +32,8 @@ use serde::de::DeserializeOwned;
 use crate::RunError;
 
 pub const RUN_JSON: &str = "run.json";
+/// The replica pools a run used (`--replicas`): mode, backend per workspace, failed resets.
+pub const REPLICAS_JSON: &str = "replicas.json";
 /// Cached answers of the run's LLM judge, one file per (model, prompt) hash.
 pub const JUDGE_CACHE: &str = "judge-cache";
 pub const SUMMARY_JSON: &str = "summary.json";

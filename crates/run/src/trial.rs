@@ -80,6 +80,9 @@ pub struct Scoring<'a> {
     // -- dialogue history (OdysseyBench) --
     /// How the agent sees a task's `history.json` (ignored by tasks without one).
     pub context: ContextSetting,
+    // -- workspace replicas (issue 5) --
+    /// Replica pools for `[workspace]` tasks; `None` builds every world by copying.
+    pub replicas: Option<&'a crate::replicas::Replicas>,
 }
 
 // -- dialogue history (OdysseyBench) --
@@ -335,8 +338,16 @@ fn drive(
     rounds: &mut Rounds,
 ) -> Result<(), String> {
     let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
-    let world =
-        World::build(task, &dir.join("world")).map_err(|e| format!("building the world: {e}"))?;
+    // -- workspace replicas (issue 5) --
+    let leased = match scoring.replicas {
+        Some(r) => r.lease(task)?,
+        None => None,
+    };
+    let world = match leased {
+        Some((lease, base)) => World::build_on_replica(task, &dir.join("world"), lease, base),
+        None => World::build(task, &dir.join("world")),
+    }
+    .map_err(|e| format!("building the world: {e}"))?;
     // -- dialogue history (OdysseyBench) --
     let mut world = world;
     let history_prefix = apply_context(task, scoring.context, &mut world)?;
