@@ -4,6 +4,8 @@
 //! DIR/run.json                         the run's configuration (targets, agents, epochs, version)
 //! DIR/summary.json                     the summary of every trial (bureau.summary schema)
 //! DIR/report.md                        the Markdown report
+//! DIR/replicas.json                    with [workspace] tasks on replicas: the backend of each
+//!                                      workspace's pool and any failed reset
 //! DIR/trials/<task>/<agent>/<epoch>/   one trial (agent name sanitised; epochs count from 1)
 //!     result.json                      TrialResult with status and every attempt; written last
 //!     verdicts.json                    the verdicts, byte-identical for identical agent actions
@@ -17,7 +19,9 @@
 //!                                      files only the task added or replaced are left out)
 //!     mail/<owner>/<folder>/<id>.eml   every mailbox, final state
 //!     calendar/<owner>.ics             every calendar, final state
-//!     world/                           the world root: workspace/ and blobs/
+//!     world/                           the world root: workspace/ and blobs/ (on a replica
+//!                                      the workspace was the replica, reset after the trial;
+//!                                      generated contents are never in blobs/)
 //!     attempts/<k>/                    earlier attempts (errored or interrupted), same layout
 //! ```
 
