@@ -233,22 +233,36 @@ fn stop(mut child: Child, merged: &Path) -> Result<(), ReplicaError> {
     Ok(())
 }
 
-/// Delete a generation (or a whole replica directory). overlayfs leaves `work/work` with mode
-/// 000; give it back its owner's permissions first so an unprivileged user can delete it.
+/// Delete a generation (or a whole replica directory). overlayfs leaves directories of mode
+/// 000 in its work directory (`work/work`, and with `volatile` `work/work/incompat/volatile`);
+/// give them back their owner's permissions first so an unprivileged user can delete them
+/// (root needs no such help). The work directory is small: a handful of entries.
 fn remove_generation(dir: &Path) -> Result<(), ReplicaError> {
-    let mut locked = vec![dir.join("work/work")];
+    let mut gens = vec![dir.to_path_buf()];
     if let Ok(rd) = fs::read_dir(dir) {
-        for e in rd.flatten() {
-            locked.push(e.path().join("work/work"));
-        }
+        gens.extend(rd.flatten().map(|e| e.path()));
     }
-    for p in locked {
-        let _ = fs::set_permissions(&p, fs::Permissions::from_mode(0o700));
+    for g in gens {
+        unlock_dirs(&g.join("work"));
     }
     match fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(ReplicaError::io(dir, "remove", e)),
+    }
+}
+
+/// `chmod u+rwx` on `dir` and every directory below it (best effort).
+fn unlock_dirs(dir: &Path) {
+    match fs::symlink_metadata(dir) {
+        Ok(md) if md.is_dir() => {}
+        _ => return,
+    }
+    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            unlock_dirs(&e.path());
+        }
     }
 }
 
