@@ -432,8 +432,7 @@ fn spawn_holder(
                     return Err(fail(STEP_UID_MAP, libc::EPERM));
                 }
             } else {
-                raw_write(c"/proc/self/setgroups", b"deny")
-                    .map_err(|e| fail(STEP_SETGROUPS, e))?;
+                raw_write(c"/proc/self/setgroups", b"deny").map_err(|e| fail(STEP_SETGROUPS, e))?;
                 raw_write(c"/proc/self/uid_map", &uid_map).map_err(|e| fail(STEP_UID_MAP, e))?;
                 raw_write(c"/proc/self/gid_map", &gid_map).map_err(|e| fail(STEP_GID_MAP, e))?;
             }

@@ -27,7 +27,12 @@ fn an_entered_child_sees_the_workspace_at_its_inner_path_and_writes_into_the_rep
     let f = fixture();
     let pool = pool(&f, Backend::Overlay, 1);
     let mut lease = pool.acquire().unwrap();
-    let entry = Arc::new(lease.entry().unwrap().expect("overlay replicas have an entry"));
+    let entry = Arc::new(
+        lease
+            .entry()
+            .unwrap()
+            .expect("overlay replicas have an entry"),
+    );
     let inner = entry.inner_path().to_str().unwrap().to_string();
     assert_eq!(entry.view(), lease.path());
     assert!(lease.path().starts_with("/proc/"));
@@ -46,12 +51,18 @@ fn an_entered_child_sees_the_workspace_at_its_inner_path_and_writes_into_the_rep
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[..3], [inner.as_str(), inner.as_str(), inner.as_str()]);
     assert_eq!(lines[3], "# Project", "the baseline is visible: {stdout}");
-    assert!(lines.contains(&"?? README.md"), "git status works: {stdout}");
+    assert!(
+        lines.contains(&"?? README.md"),
+        "git status works: {stdout}"
+    );
 
     // What the child wrote is in the replica, seen from Bureau's namespace...
     let view = lease.path();
     assert_eq!(fs::read_to_string(view.join("made.txt")).unwrap(), "made\n");
-    assert_eq!(fs::read_to_string(view.join("out/deep/r.txt")).unwrap(), "py");
+    assert_eq!(
+        fs::read_to_string(view.join("out/deep/r.txt")).unwrap(),
+        "py"
+    );
     assert!(view.join(".git/HEAD").is_file());
     // ... not in the empty mount point of Bureau's namespace, nor in the baseline.
     assert!(!entry.inner_path().join("made.txt").exists());
@@ -74,7 +85,10 @@ fn an_entered_child_sees_the_workspace_at_its_inner_path_and_writes_into_the_rep
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(stdout.starts_with(&format!("{inner}\n")), "{stdout}");
-    assert!(!stdout.contains("made.txt") && !stdout.contains(".git"), "{stdout}");
+    assert!(
+        !stdout.contains("made.txt") && !stdout.contains(".git"),
+        "{stdout}"
+    );
     drop(fresh);
     lease.release().unwrap();
     f.baseline.verify().unwrap();
@@ -115,8 +129,8 @@ fn inside_a_root_callers_replica_a_child_can_switch_to_an_unprivileged_uid_of_it
             stdout,
             format!("{id}\n{id}\n{}\n", entry.inner_path().display())
         );
-        let map = fs::read_to_string(format!("/proc/{}/uid_map", lease.holder_pid().unwrap()))
-            .unwrap();
+        let map =
+            fs::read_to_string(format!("/proc/{}/uid_map", lease.holder_pid().unwrap())).unwrap();
         assert_eq!(
             map.split_whitespace().collect::<Vec<_>>(),
             ["0", "0", "4294967295"]

@@ -124,8 +124,16 @@ fn checks(tmp: &Path) {
          if ($p == 0) { sleep 3; exit 0 } $n++ } print \"$n\\n\"'",
         &few,
     );
-    let started: u32 = out.stdout.text.trim().parse().unwrap_or_else(|_| panic!("{out:?}"));
-    assert!((1..16).contains(&started), "{started} children started: {out:?}");
+    let started: u32 = out
+        .stdout
+        .text
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{out:?}"));
+    assert!(
+        (1..16).contains(&started),
+        "{started} children started: {out:?}"
+    );
     let bomb = ShellLimits {
         wall: Duration::from_secs(2),
         max_processes: 16,
@@ -190,16 +198,16 @@ fn a_non_root_caller_runs_commands_in_its_replicas_too() {
     fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
     let mut cmd = Command::new(&exe);
     cmd.args([
-            "--exact",
-            "a_non_root_caller_runs_commands_in_its_replicas_too",
-            "--nocapture",
-        ])
-        .env(INNER, "1")
-        .env("HOME", "/nonexistent")
-        .env("TMPDIR", "/tmp")
-        .current_dir(stage.path())
-        .uid(NOBODY)
-        .gid(NOBODY);
+        "--exact",
+        "a_non_root_caller_runs_commands_in_its_replicas_too",
+        "--nocapture",
+    ])
+    .env(INNER, "1")
+    .env("HOME", "/nonexistent")
+    .env("TMPDIR", "/tmp")
+    .current_dir(stage.path())
+    .uid(NOBODY)
+    .gid(NOBODY);
     // The other test forks concurrently: a child forked while the copy was open for writing
     // holds it until its exec, and exec-ing the copy meanwhile fails with ETXTBSY.
     let mut tries = 0;

@@ -50,6 +50,7 @@ pub(crate) fn build(task: &Task, root: &Path) -> Result<World, WorldError> {
         log: Vec::new(),
         baseline: snapshot::Snapshot::empty(),
         memory: None,
+        workspace_entry: None,
     };
     world.mail.ensure_mailbox(&task.user.email);
     world.calendar.ensure(&task.user.email);

@@ -26,6 +26,7 @@ pub mod tools;
 pub mod tracker;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bureau_core::log::{Actor, LogEntry};
 use bureau_core::task::{Task, Turn, User};
@@ -78,6 +79,11 @@ pub struct World {
     /// The `memory` service: set by the run under `--context rag:..` for a task with a
     /// history; not state (read-only, not in snapshots), like the reply policy.
     memory: Option<memory::MemoryIndex>,
+    // -- replica namespace entry --
+    /// When the workspace is an overlay replica (`bureau-replica`), the handle that lets
+    /// agent subprocesses (the confined shell, harness processes) run *inside* the replica's
+    /// namespaces, where `getcwd()` names the workspace correctly. Not state.
+    workspace_entry: Option<Arc<bureau_replica::NsEntry>>,
 }
 
 impl World {
@@ -284,6 +290,21 @@ impl World {
     /// Workspace paths created or modified since the world was built, and deleted ones.
     pub fn changed_files(&self) -> Result<ChangedFiles, WorldError> {
         snapshot::changed(self)
+    }
+
+    // -- replica namespace entry --
+    /// Declare that the workspace is an overlay replica reached through `entry` (from
+    /// `Replica::entry()`; `None` for an ordinary directory). Agent subprocesses then enter
+    /// the replica's namespaces instead of using [`World::workspace`] as their directory.
+    /// Set it again (or to `None`) whenever the replica is reset: an old entry refuses to
+    /// enter.
+    pub fn set_workspace_entry(&mut self, entry: Option<Arc<bureau_replica::NsEntry>>) {
+        self.workspace_entry = entry;
+    }
+
+    /// The replica namespace entry of the workspace, when it is an overlay replica.
+    pub fn workspace_entry(&self) -> Option<&Arc<bureau_replica::NsEntry>> {
+        self.workspace_entry.as_ref()
     }
 }
 
