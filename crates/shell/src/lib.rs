@@ -52,6 +52,12 @@
 //! SIGKILL)`, which reaches every process of that uid, including ones that left the process
 //! group with `setsid`.
 //!
+//! In an overlay replica (`bureau-replica`), [`Confinement::run_in_replica`] first enters the
+//! replica's user and mount namespaces (right after `setsid`, with [`bureau_replica::NsEntry`]),
+//! so the working directory is the merged directory as seen inside and `getcwd()` names it
+//! correctly; then the steps above run unchanged (the Landlock rule is on the merged directory,
+//! opened through the entry's view). See docs/shell.md.
+//!
 //! Where any of this cannot be set up — not Linux, no Landlock or an ABI below 3, user or
 //! network namespaces forbidden, `/bin/sh` missing — [`Confinement::probe`] returns
 //! [`ShellUnavailable`] naming what is missing, and no command is ever run unconfined.

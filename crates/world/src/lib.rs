@@ -26,7 +26,6 @@ pub mod tools;
 pub mod tracker;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use bureau_core::log::{Actor, LogEntry};
 use bureau_core::task::{Task, Turn, User};
@@ -83,7 +82,7 @@ pub struct World {
     /// When the workspace is an overlay replica (`bureau-replica`), the handle that lets
     /// agent subprocesses (the confined shell, harness processes) run *inside* the replica's
     /// namespaces, where `getcwd()` names the workspace correctly. Not state.
-    workspace_entry: Option<Arc<bureau_replica::NsEntry>>,
+    workspace_entry: Option<std::sync::Arc<bureau_replica::NsEntry>>,
 }
 
 impl World {
@@ -298,12 +297,12 @@ impl World {
     /// the replica's namespaces instead of using [`World::workspace`] as their directory.
     /// Set it again (or to `None`) whenever the replica is reset: an old entry refuses to
     /// enter.
-    pub fn set_workspace_entry(&mut self, entry: Option<Arc<bureau_replica::NsEntry>>) {
+    pub fn set_workspace_entry(&mut self, entry: Option<std::sync::Arc<bureau_replica::NsEntry>>) {
         self.workspace_entry = entry;
     }
 
     /// The replica namespace entry of the workspace, when it is an overlay replica.
-    pub fn workspace_entry(&self) -> Option<&Arc<bureau_replica::NsEntry>> {
+    pub fn workspace_entry(&self) -> Option<&std::sync::Arc<bureau_replica::NsEntry>> {
         self.workspace_entry.as_ref()
     }
 }
