@@ -225,7 +225,8 @@ impl ToolSession {
 
     /// Call a tool the agent provides itself beside the world's (such as the `llm` agent's
     /// `shell_run`), which acts on the trial's workspace directory: `run` gets the arguments
-    /// and the workspace path. It counts against the turn's limits and is recorded as a
+    /// and the [`Workspace`] (its path, and how to enter it when it is an overlay replica).
+    /// It counts against the turn's limits and is recorded as a
     /// `tool_call` step exactly like a world tool call; the world is held for the call, so
     /// the trajectory order stays the order in which calls changed the world. `Err` means a
     /// limit ended the turn and `run` was not called.
@@ -233,11 +234,15 @@ impl ToolSession {
         &self,
         tool: &str,
         args: Value,
-        run: impl FnOnce(&Value, &Path) -> ToolOutcome,
+        run: impl FnOnce(&Value, &Workspace<'_>) -> ToolOutcome,
     ) -> Result<ToolOutcome, LimitReached> {
         self.step(tool, args, |args| {
             let world = lock(&self.world);
-            run(args, world.workspace())
+            let ws = Workspace {
+                path: world.workspace(),
+                entry: world.workspace_entry(),
+            };
+            run(args, &ws)
         })
     }
 
@@ -410,4 +415,16 @@ mod tests {
             }
         );
     }
+}
+
+/// The trial's workspace, for a tool that runs processes in it
+/// ([`ToolSession::call_with_workspace`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Workspace<'a> {
+    /// The workspace directory as Bureau sees it (`World::workspace`).
+    pub path: &'a Path,
+    /// Set when the workspace is an overlay replica: a process must enter the replica's
+    /// namespaces (`NsEntry::enter`) rather than use `path` as its working directory, whose
+    /// `getcwd()` would name the wrong directory (docs/replica.md).
+    pub entry: Option<&'a Arc<bureau_replica::NsEntry>>,
 }

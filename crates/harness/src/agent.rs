@@ -124,6 +124,7 @@ impl CommandAgent {
                 cwd: dir.path(),
                 env: &BTreeMap::new(),
                 deadline: VERSION_TIMEOUT,
+                entry: None,
             },
             |line| {
                 if out.is_empty() && !line.trim().is_empty() {
@@ -140,11 +141,10 @@ impl CommandAgent {
             let endpoint = TrialEndpoint::start(world.clone()).map_err(|e| {
                 AgentError::Failed(format!("starting the trial's MCP endpoint: {e}"))
             })?;
-            let workspace = world
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .workspace()
-                .to_path_buf();
+            let (workspace, entry) = {
+                let w = world.lock().unwrap_or_else(|p| p.into_inner());
+                (w.workspace().to_path_buf(), w.workspace_entry().cloned())
+            };
             let dir = tempfile::Builder::new()
                 .prefix("bureau-harness-")
                 .tempdir()
@@ -157,6 +157,11 @@ impl CommandAgent {
                 )));
             }
             let authorization = endpoint.authorization();
+            // The workspace as the harness sees it: inside a replica's namespaces, the merged
+            // directory's own path (docs/replica.md).
+            let workspace = entry
+                .as_ref()
+                .map_or(workspace, |e| e.inner_path().to_path_buf());
             let mcp_config = adapter::write_mcp_config(
                 self.harness,
                 dir.path(),
@@ -215,6 +220,22 @@ impl Agent for CommandAgent {
         let program = self.program().to_string();
         let price = self.def.price.clone();
         let trial = self.start(tools.world())?;
+        // Read each turn: a replica's entry belongs to the generation the world is on. The
+        // harness sees the workspace at the entry's inner path, else at the world's path.
+        let (view, entry) = {
+            let w = tools.world().lock().unwrap_or_else(|p| p.into_inner());
+            (w.workspace().to_path_buf(), w.workspace_entry().cloned())
+        };
+        let seen = entry
+            .as_ref()
+            .map_or_else(|| view.clone(), |e| e.inner_path().to_path_buf());
+        if seen != trial.workspace {
+            return Err(AgentError::Failed(format!(
+                "the workspace moved from {} to {} during the trial — the harness was configured for the first",
+                trial.workspace.display(),
+                seen.display()
+            )));
+        }
 
         let prompt_file = trial
             .dir
@@ -251,9 +272,10 @@ impl Agent for CommandAgent {
         let ran = process::run(
             &Spawn {
                 argv: &argv,
-                cwd: &trial.workspace,
+                cwd: &view,
                 env: &trial.env,
                 deadline,
+                entry: entry.as_ref(),
             },
             |line| {
                 for event in parser.line(line) {

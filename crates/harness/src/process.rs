@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
+
+use bureau_replica::NsEntry;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -34,6 +36,10 @@ pub struct Spawn<'a> {
     /// Set (or overridden) in the inherited environment.
     pub env: &'a BTreeMap<String, String>,
     pub deadline: Duration,
+    /// When the workspace is an overlay replica: the process enters the replica's user and
+    /// mount namespaces (after `setsid`), and its working directory is the merged directory
+    /// as seen inside (`cwd` is then not used).
+    pub entry: Option<&'a Arc<NsEntry>>,
 }
 
 /// Run `spec`, calling `on_line` with each line of stdout as it arrives. The process runs in
@@ -47,17 +53,25 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
         .ok_or_else(|| std::io::Error::other("empty command"))?;
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .current_dir(spec.cwd)
         .envs(spec.env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent; it only
-    // makes the child the leader of a new session and process group.
+    // With an entry, std must not chdir (it does so before `pre_exec`, and entering the mount
+    // namespace resets the directory anyway): the entry's `chdir` sets it inside.
+    if spec.entry.is_none() {
+        cmd.current_dir(spec.cwd);
+    }
+    let entry = spec.entry.cloned();
+    // SAFETY: `setsid` and `NsEntry::enter` are raw system calls that touch no memory of the
+    // parent: a new session and process group, then the replica's namespaces.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             if libc::setsid() == -1 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(entry) = &entry {
+                entry.enter()?;
             }
             Ok(())
         });
@@ -206,6 +220,7 @@ mod tests {
                 cwd: dir.path(),
                 env: &BTreeMap::from([("X".to_string(), "1".to_string())]),
                 deadline: Duration::from_secs(60),
+                entry: None,
             },
             |l| lines.push(l.to_string()),
         )
@@ -241,6 +256,7 @@ mod tests {
                 cwd: dir.path(),
                 env: &BTreeMap::new(),
                 deadline: Duration::from_millis(500),
+                entry: None,
             },
             |l| lines.push(l.to_string()),
         )
@@ -260,6 +276,7 @@ mod tests {
                 cwd: Path::new("/"),
                 env: &BTreeMap::new(),
                 deadline: Duration::from_secs(1),
+                entry: None,
             },
             |_| {},
         )

@@ -17,6 +17,7 @@
 //!   mode, inode, ctime, content hash); reset walks metadata, re-hashes only entries whose
 //!   metadata moved, restores what differs from the baseline and deletes extras.
 
+mod entry;
 mod manifest;
 mod overlay;
 mod pool;
@@ -25,6 +26,7 @@ mod portable;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub use entry::NsEntry;
 pub use manifest::{Digest, Entry, Kind, Manifest, hash_file, stat_entry, stat_only};
 pub use overlay::{overlay_available, probe_overlay};
 pub use pool::{Backend, BackendKind, Lease, Pool, PoolOptions};
@@ -339,6 +341,24 @@ impl Replica {
     /// Scan the whole replica and return its digest (for tests and audits; O(tree)).
     pub fn full_digest(&self) -> Result<Digest, ReplicaError> {
         Ok(Manifest::scan(&self.path())?.digest())
+    }
+
+    /// A handle for running processes *inside* the replica's namespaces (overlay backend;
+    /// `None` for the portable one, whose `path()` is an ordinary directory). A process whose
+    /// working directory is `path()` = `/proc/<holder>/root/<merged>` gets `getcwd()` =
+    /// `<merged>`, the path as seen inside the holder's namespace — in Bureau's namespace the
+    /// empty mount point — so every tool that makes cwd-relative paths absolute (`pwd`, git,
+    /// python's `os.getcwd`, node) would look in the wrong place. A child that calls
+    /// [`NsEntry::enter`] between fork and exec instead runs in the holder's user and mount
+    /// namespaces with its cwd on the merged directory, where every path is right.
+    ///
+    /// The entry belongs to the current generation: after [`Replica::reset`] it refuses to
+    /// enter (`ESTALE`) — ask again. It holds the namespaces open: drop it with the lease.
+    pub fn entry(&self) -> Result<Option<NsEntry>, ReplicaError> {
+        match &self.inner {
+            Inner::Overlay(o) => o.entry().map(Some),
+            Inner::Portable(_) => Ok(None),
+        }
     }
 
     /// Process id of the overlay holder (None for the portable backend).

@@ -19,11 +19,13 @@ use std::collections::BTreeSet;
 use std::ffi::{CStr, CString, OsString};
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::{Baseline, ChangeSet, Kind, ReplicaError, ResetStats, check_touched, classify};
@@ -44,6 +46,9 @@ pub(crate) struct OverlayReplica {
     /// Background work after a reset: stop the old holder, delete the old generation, mount
     /// the next spare.
     reaper: Option<Reaper>,
+    /// The generation `path()` serves, shared with every [`crate::NsEntry`] handed out: an
+    /// entry of an older generation refuses to enter (u64::MAX once the replica is gone).
+    current: Arc<AtomicU64>,
 }
 
 impl OverlayReplica {
@@ -68,6 +73,7 @@ impl OverlayReplica {
             holder: Some(holder),
             spare: Some((1, spare)),
             reaper: None,
+            current: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -83,6 +89,17 @@ impl OverlayReplica {
         let mut s = OsString::from(format!("/proc/{}/root", self.holder_pid()));
         s.push(self.merged.as_os_str());
         PathBuf::from(s)
+    }
+
+    /// A handle to enter the current generation's namespaces (see [`crate::NsEntry`]).
+    pub(crate) fn entry(&self) -> Result<crate::NsEntry, ReplicaError> {
+        crate::entry::NsEntry::open(
+            self.holder_pid(),
+            &self.merged,
+            self.view(),
+            self.generation,
+            Arc::clone(&self.current),
+        )
     }
 
     /// Every path the upper layer says was touched, plus every baseline path hidden by a
@@ -118,6 +135,7 @@ impl OverlayReplica {
         let old_holder = self.holder.replace(child);
         let old = self.generation;
         self.generation = next;
+        self.current.store(next, Ordering::SeqCst);
         let (root, dir, merged) = (
             self.baseline.root().to_path_buf(),
             self.dir.clone(),
@@ -173,6 +191,7 @@ impl OverlayReplica {
 
 impl Drop for OverlayReplica {
     fn drop(&mut self) {
+        self.current.store(u64::MAX, Ordering::SeqCst);
         let _ = self.join_reaper();
         for child in self
             .holder
@@ -214,22 +233,36 @@ fn stop(mut child: Child, merged: &Path) -> Result<(), ReplicaError> {
     Ok(())
 }
 
-/// Delete a generation (or a whole replica directory). overlayfs leaves `work/work` with mode
-/// 000; give it back its owner's permissions first so an unprivileged user can delete it.
+/// Delete a generation (or a whole replica directory). overlayfs leaves directories of mode
+/// 000 in its work directory (`work/work`, and with `volatile` `work/work/incompat/volatile`);
+/// give them back their owner's permissions first so an unprivileged user can delete them
+/// (root needs no such help). The work directory is small: a handful of entries.
 fn remove_generation(dir: &Path) -> Result<(), ReplicaError> {
-    let mut locked = vec![dir.join("work/work")];
+    let mut gens = vec![dir.to_path_buf()];
     if let Ok(rd) = fs::read_dir(dir) {
-        for e in rd.flatten() {
-            locked.push(e.path().join("work/work"));
-        }
+        gens.extend(rd.flatten().map(|e| e.path()));
     }
-    for p in locked {
-        let _ = fs::set_permissions(&p, fs::Permissions::from_mode(0o700));
+    for g in gens {
+        unlock_dirs(&g.join("work"));
     }
     match fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(ReplicaError::io(dir, "remove", e)),
+    }
+}
+
+/// `chmod u+rwx` on `dir` and every directory below it (best effort).
+fn unlock_dirs(dir: &Path) {
+    match fs::symlink_metadata(dir) {
+        Ok(md) if md.is_dir() => {}
+        _ => return,
+    }
+    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            unlock_dirs(&e.path());
+        }
     }
 }
 
@@ -365,6 +398,17 @@ fn spawn_holder(
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     let uid_map = format!("{uid} {uid} 1\n").into_bytes();
     let gid_map = format!("{gid} {gid} 1\n").into_bytes();
+    // As root, the namespace gets the full identity map, so that a process entering it (the
+    // confined shell) can still switch to a uid of its own. Only a process with CAP_SETUID in
+    // the *parent* namespace may write such a map, so Bureau writes it: the child sends its
+    // pid through `to_parent` after `unshare` and waits on `from_parent` for the go-ahead.
+    let full_map = uid == 0;
+    let handshake = if full_map {
+        Some(MapHandshake::new().map_err(|e| ReplicaError::io(merged, "create a pipe", e))?)
+    } else {
+        None
+    };
+    let child_fds = handshake.as_ref().map(|h| (h.child_tx, h.child_rx));
 
     let mut cmd = Command::new(holder_program());
     cmd.stdin(Stdio::piped())
@@ -378,9 +422,20 @@ fn spawn_holder(
             if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
                 return Err(fail(STEP_UNSHARE, *libc::__errno_location()));
             }
-            raw_write(c"/proc/self/setgroups", b"deny").map_err(|e| fail(STEP_SETGROUPS, e))?;
-            raw_write(c"/proc/self/uid_map", &uid_map).map_err(|e| fail(STEP_UID_MAP, e))?;
-            raw_write(c"/proc/self/gid_map", &gid_map).map_err(|e| fail(STEP_GID_MAP, e))?;
+            if let Some((tx, rx)) = child_fds {
+                let pid = libc::getpid().to_ne_bytes();
+                if libc::write(tx, pid.as_ptr().cast(), pid.len()) != pid.len() as isize {
+                    return Err(fail(STEP_UID_MAP, *libc::__errno_location()));
+                }
+                let mut ok = [0u8; 1];
+                if libc::read(rx, ok.as_mut_ptr().cast(), 1) != 1 || ok[0] != 1 {
+                    return Err(fail(STEP_UID_MAP, libc::EPERM));
+                }
+            } else {
+                raw_write(c"/proc/self/setgroups", b"deny").map_err(|e| fail(STEP_SETGROUPS, e))?;
+                raw_write(c"/proc/self/uid_map", &uid_map).map_err(|e| fail(STEP_UID_MAP, e))?;
+                raw_write(c"/proc/self/gid_map", &gid_map).map_err(|e| fail(STEP_GID_MAP, e))?;
+            }
             if libc::mount(
                 std::ptr::null(),
                 c"/".as_ptr(),
@@ -408,7 +463,16 @@ fn spawn_holder(
     unsafe {
         cmd.pre_exec(setup);
     }
-    cmd.spawn().map_err(|e| {
+    let served = handshake.map(MapHandshake::serve);
+    let spawned = cmd.spawn();
+    drop(cmd);
+    let map_result = served.map(|(writer, child_ends)| {
+        drop(child_ends);
+        writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the uid map writer panicked")))
+    });
+    let mut child = spawned.map_err(|e| {
         let what = match e.raw_os_error() {
             Some(code) if code >= STEP_BASE => {
                 let step = match code / STEP_BASE {
@@ -430,8 +494,87 @@ fn spawn_holder(
                 holder_program().display()
             ),
         };
-        ReplicaError::OverlayUnavailable(format!("{what} (merged dir {})", merged.display()))
-    })
+        let map_note = match &map_result {
+            Some(Err(e)) => format!("; writing the full uid/gid map failed: {e}"),
+            _ => String::new(),
+        };
+        ReplicaError::OverlayUnavailable(format!(
+            "{what}{map_note} (merged dir {})",
+            merged.display()
+        ))
+    })?;
+    if let Some(Err(e)) = map_result {
+        // The child ran on without our go-ahead only if it failed; be loud either way.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(ReplicaError::OverlayUnavailable(format!(
+            "writing the full uid/gid map of the holder failed: {e} (merged dir {})",
+            merged.display()
+        )));
+    }
+    Ok(child)
+}
+
+/// The pipes of the root holder's map handshake (see [`spawn_holder`]). Every end is
+/// close-on-exec: the child uses its ends only between fork and exec.
+struct MapHandshake {
+    /// Child → parent: the child's pid, after `unshare`.
+    child_tx: libc::c_int,
+    /// Parent → child: one byte, 1 = maps written.
+    child_rx: libc::c_int,
+    parent_rx: OwnedFd,
+    parent_tx: OwnedFd,
+    /// Owners of the child's ends in the parent: dropped once the spawn returned, so the map
+    /// writer sees end-of-file if the child died before sending its pid.
+    child_ends: [OwnedFd; 2],
+}
+
+impl MapHandshake {
+    fn new() -> io::Result<MapHandshake> {
+        let pipe = || -> io::Result<(OwnedFd, OwnedFd)> {
+            let mut fds = [0 as libc::c_int; 2];
+            // SAFETY: a valid two-int array.
+            if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: both descriptors were just created and are owned by nobody else.
+            Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+        };
+        let (parent_rx, child_tx) = pipe()?;
+        let (child_rx, parent_tx) = pipe()?;
+        Ok(MapHandshake {
+            child_tx: child_tx.as_raw_fd(),
+            child_rx: child_rx.as_raw_fd(),
+            parent_rx,
+            parent_tx,
+            child_ends: [child_tx, child_rx],
+        })
+    }
+
+    /// Start the map writer on a thread: wait for the child's pid, write `0 0 4294967295` to
+    /// its uid_map and gid_map, tell it to go on. Returns the thread and the child's ends,
+    /// which the caller drops after the spawn.
+    fn serve(self) -> (std::thread::JoinHandle<io::Result<()>>, [OwnedFd; 2]) {
+        let MapHandshake {
+            parent_rx,
+            parent_tx,
+            child_ends,
+            ..
+        } = self;
+        let writer = std::thread::spawn(move || -> io::Result<()> {
+            let mut rx = fs::File::from(parent_rx);
+            let mut pid = [0u8; 4];
+            io::Read::read_exact(&mut rx, &mut pid)?;
+            let pid = i32::from_ne_bytes(pid);
+            let full = b"0 0 4294967295\n";
+            let result = fs::write(format!("/proc/{pid}/uid_map"), full)
+                .and_then(|()| fs::write(format!("/proc/{pid}/gid_map"), full));
+            let mut tx = fs::File::from(parent_tx);
+            io::Write::write_all(&mut tx, &[u8::from(result.is_ok())])?;
+            result
+        });
+        (writer, child_ends)
+    }
 }
 
 /// Try the overlay backend on a tiny tree under the system temp dir.

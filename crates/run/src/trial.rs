@@ -570,26 +570,31 @@ fn export(world: &World, dir: &Path) -> Result<(), String> {
     let changed = world
         .changed_files()
         .map_err(|e| format!("listing changed files: {e}"))?;
-    // Only the agent's work: files the task added or replaced and the agent never touched are
-    // not its deliverables.
-    let touched: Vec<&str> = world
-        .log()
-        .iter()
-        .filter(|e| e.actor == Actor::Agent && e.service == "files")
-        .flat_map(|e| {
-            ["path", "to"]
-                .into_iter()
-                .filter_map(|k| e.payload.get(k).and_then(|v| v.as_str()))
-        })
-        .collect();
-    let by_agent = |rel: &str| {
-        touched.iter().any(|t| {
-            rel == *t
-                || rel
-                    .strip_prefix(t)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+    // Only the agent's work: files the task added or replaced and the agent never touched
+    // through a tool are not its deliverables. Files no tool call names were written by the
+    // agent's own processes (the shell, a harness's native tools): they are its work too.
+    let named_by = |actor: Actor| -> Vec<&str> {
+        world
+            .log()
+            .iter()
+            .filter(|e| e.actor == actor && e.service == "files")
+            .flat_map(|e| {
+                ["path", "to"]
+                    .into_iter()
+                    .filter_map(|k| e.payload.get(k).and_then(|v| v.as_str()))
+            })
+            .collect()
     };
+    let under = |rel: &str, t: &str| {
+        rel == t
+            || rel
+                .strip_prefix(t)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let touched = named_by(Actor::Agent);
+    let by_task = named_by(Actor::Task);
+    let by_agent =
+        |rel: &str| touched.iter().any(|t| under(rel, t)) || !by_task.iter().any(|t| under(rel, t));
     for rel in changed
         .created
         .iter()

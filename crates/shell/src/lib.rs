@@ -52,6 +52,12 @@
 //! SIGKILL)`, which reaches every process of that uid, including ones that left the process
 //! group with `setsid`.
 //!
+//! In an overlay replica (`bureau-replica`), [`Confinement::run_in_replica`] first enters the
+//! replica's user and mount namespaces (right after `setsid`, with [`bureau_replica::NsEntry`]),
+//! so the working directory is the merged directory as seen inside and `getcwd()` names it
+//! correctly; then the steps above run unchanged (the Landlock rule is on the merged directory,
+//! opened through the entry's view). See docs/shell.md.
+//!
 //! Where any of this cannot be set up — not Linux, no Landlock or an ABI below 3, user or
 //! network namespaces forbidden, `/bin/sh` missing — [`Confinement::probe`] returns
 //! [`ShellUnavailable`] naming what is missing, and no command is ever run unconfined.
@@ -224,6 +230,10 @@ pub enum ShellError {
     },
     #[error("workspace {0} is not a directory")]
     NotADirectory(PathBuf),
+    #[error(
+        "replica workspace {0}: the namespace entry is stale (the replica was reset or dropped since) — take a new one with Replica::entry"
+    )]
+    StaleEntry(PathBuf),
     #[error("the command contains a NUL byte")]
     NulByte,
     #[error("preparing the Landlock ruleset: {0}")]
@@ -277,5 +287,34 @@ impl Confinement {
         limits: &ShellLimits,
     ) -> Result<ShellOutcome, ShellError> {
         self.inner.run(command, workspace, limits)
+    }
+
+    /// Runs `/bin/sh -c command` inside an overlay replica's namespaces
+    /// ([`bureau_replica::Replica::entry`]): the command enters the holder's user and mount
+    /// namespaces first, so its working directory — and what `pwd`, git, python or node make
+    /// of it — is the merged directory as seen inside; then it is confined exactly as by
+    /// [`Confinement::run`], with that directory as the only writable path.
+    pub fn run_in_replica(
+        &self,
+        command: &str,
+        entry: &std::sync::Arc<bureau_replica::NsEntry>,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        self.inner.run_entered(command, entry, limits)
+    }
+
+    /// [`Confinement::run_in_replica`] when `entry` is given, else [`Confinement::run`] in
+    /// `workspace` (the entry's view is then the workspace).
+    pub fn run_at(
+        &self,
+        command: &str,
+        workspace: &std::path::Path,
+        entry: Option<&std::sync::Arc<bureau_replica::NsEntry>>,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        match entry {
+            Some(entry) => self.run_in_replica(command, entry, limits),
+            None => self.run(command, workspace, limits),
+        }
     }
 }

@@ -7,7 +7,10 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use bureau_replica::NsEntry;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
@@ -40,7 +43,7 @@ const KEEP_CAPS: CapabilitySet = CapabilitySet::DAC_OVERRIDE.union(CapabilitySet
 const DRAIN: Duration = Duration::from_secs(2);
 
 /// The child's setup steps, in order; the child writes the step's index to a pipe before it.
-const STEPS: [&str; 12] = [
+const STEPS: [&str; 13] = [
     "setsid",
     "unshare (network, IPC and, for a non-root caller, user namespaces)",
     "drop capabilities from the bounding set",
@@ -53,6 +56,7 @@ const STEPS: [&str; 12] = [
     "setrlimit",
     "landlock_restrict_self",
     "exec /bin/sh",
+    "enter the replica's user and mount namespaces (setns, chdir)",
 ];
 const STEP_SETSID: u8 = 0;
 const STEP_UNSHARE: u8 = 1;
@@ -66,6 +70,7 @@ const STEP_AMBIENT: u8 = 8;
 const STEP_RLIMIT: u8 = 9;
 const STEP_LANDLOCK: u8 = 10;
 const STEP_EXEC: u8 = 11;
+const STEP_ENTER: u8 = 12;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -87,6 +92,9 @@ struct Plan {
     step_fd: RawFd,
     unshare: UnshareFlags,
     rlimits: [(Resource, Rlimit); 5],
+    /// A replica's namespaces to enter first (the workspace is then its merged directory as
+    /// seen inside, and the entry's `chdir` sets the working directory).
+    entry: Option<Arc<NsEntry>>,
 }
 
 impl Linux {
@@ -172,10 +180,46 @@ impl Linux {
         if !ws.is_dir() {
             return Err(ShellError::NotADirectory(ws));
         }
+        self.spawn_confined(command, &ws, None, limits)
+    }
+
+    /// Runs the command inside a replica's namespaces: it enters them first (its working
+    /// directory becomes the merged directory as seen inside), then confines itself as
+    /// [`Linux::run`] does. The Landlock rule is on the merged directory, opened here through
+    /// the entry's view (`/proc/<holder>/root/<merged>`, not canonicalised: that would name
+    /// the empty mount point of this namespace): rules belong to the inode, which is the same
+    /// seen from either side.
+    pub(crate) fn run_entered(
+        &self,
+        command: &str,
+        entry: &Arc<NsEntry>,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        let view = entry.view();
+        if !entry.is_current() {
+            return Err(ShellError::StaleEntry(view.to_path_buf()));
+        }
+        let md = std::fs::metadata(view).map_err(|source| ShellError::Workspace {
+            path: view.to_path_buf(),
+            source,
+        })?;
+        if !md.is_dir() {
+            return Err(ShellError::NotADirectory(view.to_path_buf()));
+        }
+        self.spawn_confined(command, view, Some(Arc::clone(entry)), limits)
+    }
+
+    fn spawn_confined(
+        &self,
+        command: &str,
+        ws: &Path,
+        entry: Option<Arc<NsEntry>>,
+        limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
         if command.contains('\0') {
             return Err(ShellError::NulByte);
         }
-        let ruleset = ruleset(&ws).map_err(ShellError::Landlock)?;
+        let ruleset = ruleset(ws).map_err(ShellError::Landlock)?;
         let (step_r, step_w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
             .map_err(|e| io_err("creating the setup pipe", e.into()))?;
         let plan = Plan {
@@ -186,13 +230,17 @@ impl Linux {
                 Mode::User => UnshareFlags::NEWUSER | UnshareFlags::NEWNET | UnshareFlags::NEWIPC,
             },
             rlimits: rlimits(limits),
+            entry,
         };
         let mut ruleset = Some(ruleset);
         let mut cmd = Command::new(SHELL);
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(&ws)
-            .env_clear()
+        cmd.arg("-c").arg(command);
+        // With an entry, std must not chdir (it would, before `pre_exec`, into this
+        // namespace's view); the entry's own `chdir` sets the directory inside.
+        if plan.entry.is_none() {
+            cmd.current_dir(ws);
+        }
+        cmd.env_clear()
             .env("PATH", PATH)
             .env("LANG", "C.UTF-8")
             .env(
@@ -202,6 +250,14 @@ impl Linux {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if self.mode == Mode::Root {
+            // The command's uid is not the workspace owner's, and git refuses a repository
+            // owned by another user ("dubious ownership") unless told otherwise; the command
+            // may only write its own workspace anyway, so trust every repository it meets.
+            cmd.env("GIT_CONFIG_COUNT", "1")
+                .env("GIT_CONFIG_KEY_0", "safe.directory")
+                .env("GIT_CONFIG_VALUE_0", "*");
+        }
         // SAFETY: `confine` makes only system calls through rustix (and the Landlock crate's
         // `restrict_self`, itself two system calls): no allocation, no lock, no formatting.
         unsafe {
@@ -417,6 +473,11 @@ fn mark(plan: &Plan, step: u8) {
 fn confine(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> {
     mark(plan, STEP_SETSID);
     rustix::process::setsid()?;
+    if let Some(entry) = &plan.entry {
+        mark(plan, STEP_ENTER);
+        // SAFETY: a freshly forked single-threaded child; `enter` makes raw system calls only.
+        unsafe { entry.enter() }?;
+    }
     mark(plan, STEP_UNSHARE);
     // SAFETY: the child is single-threaded and does not share its file table or fs state.
     unsafe { rustix::thread::unshare_unsafe(plan.unshare) }?;
@@ -503,6 +564,9 @@ fn setup_hint(step: &str, source: &io::Error, mode: Mode) -> String {
         }
     } else if step.starts_with("landlock") {
         "Landlock must be enabled (ABI 3 or later)"
+    } else if step.starts_with("enter") {
+        "the replica's holder must be alive and the entry current (ask Replica::entry again \
+         after a reset)"
     } else if step.starts_with("exec") {
         "/bin/sh must be executable"
     } else {

@@ -19,6 +19,15 @@ impl Other {
         Vec::new()
     }
 
+    pub(crate) fn run_entered(
+        &self,
+        _command: &str,
+        _entry: &std::sync::Arc<bureau_replica::NsEntry>,
+        _limits: &ShellLimits,
+    ) -> Result<ShellOutcome, ShellError> {
+        self.run(_command, std::path::Path::new("/"), _limits)
+    }
+
     pub(crate) fn run(
         &self,
         _command: &str,

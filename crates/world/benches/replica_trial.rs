@@ -104,7 +104,13 @@ fn bench(c: &mut Criterion) {
         base.file_count(),
         base.bytes() as f64 / 1e6
     );
-    let victims: Vec<String> = base.files().keys().step_by(FILES / 20).take(20).cloned().collect();
+    let victims: Vec<String> = base
+        .files()
+        .keys()
+        .step_by(FILES / 20)
+        .take(20)
+        .cloned()
+        .collect();
     assert_eq!(victims.len(), 20);
 
     let mut g = c.benchmark_group(format!("one trial's workspace, researcher {FILES} files"));

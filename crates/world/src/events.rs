@@ -64,6 +64,7 @@ pub(crate) fn build(
         log: Vec::new(),
         baseline: snapshot::Snapshot::empty(),
         memory: None,
+        workspace_entry: None,
         base: None,
         replica: None,
     };
@@ -76,6 +77,12 @@ pub(crate) fn build(
         let (count, bytes) = match replica {
             Some((lease, base)) => {
                 let n = (base.file_count(), base.bytes());
+                // Agent subprocesses (shell, harnesses) enter an overlay replica's namespaces.
+                let entry = lease.entry().map_err(|e| WorldError::Seed {
+                    path: world.files.root().to_path_buf(),
+                    message: format!("cannot open the replica's namespaces: {e}"),
+                })?;
+                world.workspace_entry = entry.map(Arc::new);
                 world.base = Some(base);
                 world.replica = Some(std::sync::Mutex::new(lease));
                 n

@@ -80,6 +80,12 @@ pub struct World {
     /// The `memory` service: set by the run under `--context rag:..` for a task with a
     /// history; not state (read-only, not in snapshots), like the reply policy.
     memory: Option<memory::MemoryIndex>,
+    // -- replica namespace entry --
+    /// When the workspace is an overlay replica (`bureau-replica`), the handle that lets
+    /// agent subprocesses (the confined shell, harness processes) run *inside* the replica's
+    /// namespaces, where `getcwd()` names the workspace correctly. Not state. Declared before
+    /// `replica` so it is dropped first: it holds the lease's namespaces open.
+    workspace_entry: Option<std::sync::Arc<bureau_replica::NsEntry>>,
     // -- workspace base layer and replica (issue 5) --
     /// The read-only tree the workspace started from (a `[workspace]` task's generated tree).
     base: Option<std::sync::Arc<BaseLayer>>,
@@ -316,6 +322,21 @@ impl World {
     /// Workspace paths created or modified since the world was built, and deleted ones.
     pub fn changed_files(&self) -> Result<ChangedFiles, WorldError> {
         snapshot::changed(self)
+    }
+
+    // -- replica namespace entry --
+    /// Declare that the workspace is an overlay replica reached through `entry` (from
+    /// `Replica::entry()`; `None` for an ordinary directory). Agent subprocesses then enter
+    /// the replica's namespaces instead of using [`World::workspace`] as their directory.
+    /// Set it again (or to `None`) whenever the replica is reset: an old entry refuses to
+    /// enter.
+    pub fn set_workspace_entry(&mut self, entry: Option<std::sync::Arc<bureau_replica::NsEntry>>) {
+        self.workspace_entry = entry;
+    }
+
+    /// The replica namespace entry of the workspace, when it is an overlay replica.
+    pub fn workspace_entry(&self) -> Option<&std::sync::Arc<bureau_replica::NsEntry>> {
+        self.workspace_entry.as_ref()
     }
 }
 

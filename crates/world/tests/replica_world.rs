@@ -142,6 +142,12 @@ fn same_as_a_copied_world(backend: Backend) {
         World::build_on_replica(&t, rep_root.path(), pool.acquire().unwrap(), base.clone())
             .unwrap();
     assert!(rep.on_replica() && !plain.on_replica());
+    // Agent subprocesses enter an overlay replica's namespaces; a portable one is a plain dir.
+    assert_eq!(
+        rep.workspace_entry().is_some(),
+        matches!(backend, Backend::Overlay)
+    );
+    assert!(plain.workspace_entry().is_none());
     assert_eq!(plain.log(), rep.log(), "the builds logged differently");
 
     let s0p = plain.snapshot().unwrap();

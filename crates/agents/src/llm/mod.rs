@@ -481,7 +481,8 @@ impl Agent for LlmAgent {
                                         confined,
                                         &self.def.shell,
                                         args,
-                                        ws,
+                                        ws.path,
+                                        ws.entry,
                                         tools.time_left(),
                                     )
                                 }),

@@ -112,6 +112,7 @@ pub fn run(
     settings: &ShellSettings,
     args: &Value,
     workspace: &Path,
+    entry: Option<&std::sync::Arc<bureau_replica::NsEntry>>,
     time_left: Duration,
 ) -> ToolOutcome {
     let error = |message: String| ToolOutcome::Error { message };
@@ -148,7 +149,7 @@ pub fn run(
     if limits.wall.is_zero() {
         return error("the turn has no time left to run a command".into());
     }
-    match shell.run(command, workspace, &limits) {
+    match shell.run_at(command, workspace, entry, &limits) {
         Ok(out) => ToolOutcome::Ok {
             value: json!({
                 "exit_code": out.exit_code,
@@ -211,7 +212,7 @@ mod tests {
                 "positive number",
             ),
         ] {
-            match run(&shell, &s, &args, ws.path(), left) {
+            match run(&shell, &s, &args, ws.path(), None, left) {
                 ToolOutcome::Error { message } => assert!(message.contains(want), "{message}"),
                 other => panic!("{args}: {other:?}"),
             }
@@ -221,6 +222,7 @@ mod tests {
             &s,
             &json!({"command": "echo hi; exit 4"}),
             ws.path(),
+            None,
             left,
         ) {
             ToolOutcome::Ok { value } => {
