@@ -160,7 +160,7 @@ pub(crate) struct BulkFile {
 /// 8 MiB asked for, at least 4, at most a tenth of the files and 2,000.
 pub(crate) fn count(grow_to: u64, files: usize) -> usize {
     let want = (grow_to / BYTES_PER_FILE).max(4) as usize;
-    want.min(files / 10).min(2_000).max(1)
+    want.clamp(1, (files / 10).clamp(1, 2_000))
 }
 
 /// Plan `n` large files sharing `budget` bytes, in folders of the small tree (`dirs`: every
@@ -949,11 +949,11 @@ impl<'a> Rows<'a> {
             (Kind::Sql, _) => {
                 // Batches of 200 rows per INSERT; the file ends with COMMIT when the caller
                 // stops (see `write_text`).
-                if i % 200 == 0 {
+                if i.is_multiple_of(200) {
                     if i > 0 {
                         out.extend_from_slice(b";\n");
                     }
-                    out.extend_from_slice(if (i / 200) % 2 == 0 {
+                    out.extend_from_slice(if (i / 200).is_multiple_of(2) {
                         b"INSERT INTO orders VALUES\n" as &[u8]
                     } else {
                         b"INSERT INTO order_lines VALUES\n"
@@ -964,7 +964,7 @@ impl<'a> Rows<'a> {
                 out.push(b'(');
                 int(out, i + 1);
                 out.push(b',');
-                if (i / 200) % 2 == 0 {
+                if (i / 200).is_multiple_of(2) {
                     out.push(b'\'');
                     self.stamp((i * 37) as i64, out);
                     out.extend_from_slice(b"','");
@@ -1213,14 +1213,15 @@ fn write_text(
     loop {
         while chunk.len() < (1 << 20) {
             rows.row(rng, &mut chunk);
-            if sink.len() + chunk.len() as u64 >= target && (kind != Kind::Sql || rows.i % 200 == 0)
+            if sink.len() + chunk.len() as u64 >= target
+                && (kind != Kind::Sql || rows.i.is_multiple_of(200))
             {
                 break;
             }
         }
         sink.write_all(&chunk)?;
         chunk.clear();
-        if sink.len() >= target && (kind != Kind::Sql || rows.i % 200 == 0) {
+        if sink.len() >= target && (kind != Kind::Sql || rows.i.is_multiple_of(200)) {
             break;
         }
     }
