@@ -86,6 +86,11 @@ struct GenWorkspaceArgs {
     /// Write into a non-empty --out (same-named files are overwritten, others kept).
     #[arg(long)]
     force: bool,
+    /// Grow the workspace to at least this size with the large files the persona keeps
+    /// (.npy recordings, .safetensors checkpoints, logs, dumps, archives); they count towards
+    /// --files. Bytes, or with a unit: 500MB, 1GiB, 2G.
+    #[arg(long, value_name = "SIZE", value_parser = bureau_gen::parse_size)]
+    grow_to: Option<u64>,
 }
 
 fn cmd_gen(cmd: GenCommand) -> anyhow::Result<ExitCode> {
@@ -117,7 +122,15 @@ fn cmd_gen(cmd: GenCommand) -> anyhow::Result<ExitCode> {
         seed: a.seed,
     };
     let started = std::time::Instant::now();
-    let m = bureau_gen::generate(&spec, &a.out)?;
+    let opts = bureau_gen::GenOptions { grow_to: a.grow_to };
+    let m = match bureau_gen::generate_with(&spec, &opts, &a.out) {
+        Ok(m) => m,
+        Err(e @ bureau_gen::GenError::GrowTo { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+        Err(e) => return Err(e.into()),
+    };
     println!(
         "{}: {}, {:.1}s",
         a.out.display(),

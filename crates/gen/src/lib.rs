@@ -20,6 +20,7 @@
 //! # Ok::<(), bureau_gen::GenError>(())
 //! ```
 
+mod bulk;
 mod company;
 mod content;
 mod filler;
@@ -102,6 +103,48 @@ pub struct GenSpec {
     pub seed: u64,
 }
 
+/// Options beyond the spec. The default adds nothing: `generate_with(spec, &Default::default(),
+/// out)` writes exactly what `generate(spec, out)` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct GenOptions {
+    /// Grow the workspace to at least this many bytes with the large files the persona
+    /// really keeps (researcher: raw recordings as `.npy`, checkpoints as `.safetensors`,
+    /// metric and training logs, archived runs; others: exports, database dumps, logs,
+    /// archives). They count towards `GenSpec::files`: one large file per 8 MiB asked for,
+    /// at least 4, at most a tenth of the files.
+    pub grow_to: Option<u64>,
+}
+
+/// Parse a size for `--grow-to`: bytes, or a number with a unit (`k`/`KB`/`KiB`, `M`/`MB`/`MiB`,
+/// `G`/`GB`/`GiB`, `T`...; `KB` = 1000, `KiB` and the bare letter = 1024). `1.5GiB` works.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size; write bytes or e.g. 500MB, 1GiB"))?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "kb" => 1e3,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "mb" => 1e6,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "gb" => 1e9,
+        "t" | "tib" => 1024f64.powi(4),
+        "tb" => 1e12,
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?} in {s:?}; use B, KB, KiB, MB, MiB, GB, GiB, TB or TiB"
+            ));
+        }
+    };
+    Ok((n * mult).round() as u64)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GenError {
     #[error(
@@ -110,6 +153,17 @@ pub enum GenError {
     UnknownPersona(String),
     #[error("--files {0} is out of range; ask for {MIN_FILES} to {MAX_FILES} files")]
     FileCount(usize),
+    #[error(
+        "--grow-to {asked} bytes is too small: the workspace's {files} ordinary files already take {small} bytes and its {bulk} large files need at least {min} more; ask for {need} bytes or more"
+    )]
+    GrowTo {
+        asked: u64,
+        files: usize,
+        small: u64,
+        bulk: usize,
+        min: u64,
+        need: u64,
+    },
     #[error("{path}: cannot write: {source}")]
     Io {
         path: PathBuf,
@@ -123,11 +177,59 @@ pub enum GenError {
 /// names are overwritten — callers check emptiness) and its manifest into
 /// `out/.bureau/manifest.json`. Returns the manifest.
 pub fn generate(spec: &GenSpec, out: &Path) -> Result<Manifest, GenError> {
+    generate_with(spec, &GenOptions::default(), out)
+}
+
+/// [`generate`] with [`GenOptions`]. With `grow_to`, the workspace keeps `spec.files` files
+/// in all: the ordinary tree is planned for `spec.files - n` files and `n` large files fill
+/// the remaining bytes (role `bulk` in the manifest). Without it, the output is exactly
+/// [`generate`]'s.
+pub fn generate_with(spec: &GenSpec, opts: &GenOptions, out: &Path) -> Result<Manifest, GenError> {
     if !(MIN_FILES..=MAX_FILES).contains(&spec.files) {
         return Err(GenError::FileCount(spec.files));
     }
     let company = company::Company::new(spec.seed);
-    let plan = plan::plan(spec, &company);
-    let rendered = plan::render_all(spec, &company, &plan)?;
-    manifest::write(spec, &company, &plan, &rendered, out)
+    let Some(grow_to) = opts.grow_to else {
+        let plan = plan::plan(spec, &company);
+        let rendered = plan::render_all(spec, &company, &plan)?;
+        return manifest::write(spec, opts, &company, &plan, &rendered, &[], out);
+    };
+    let n = bulk::count(grow_to, spec.files);
+    let small_spec = GenSpec {
+        files: spec.files - n,
+        ..*spec
+    };
+    if small_spec.files < MIN_FILES {
+        return Err(GenError::FileCount(spec.files));
+    }
+    let plan = plan::plan(&small_spec, &company);
+    let rendered = plan::render_all(&small_spec, &company, &plan)?;
+    let small: u64 = rendered.iter().map(|b| b.len() as u64).sum();
+    let min = n as u64 * bulk::MIN_BULK_BYTES;
+    if grow_to < small + min {
+        return Err(GenError::GrowTo {
+            asked: grow_to,
+            files: small_spec.files,
+            small,
+            bulk: n,
+            min,
+            need: small + min,
+        });
+    }
+    let mut dirs = std::collections::BTreeSet::new();
+    for f in &plan.files {
+        if let Some((d, _)) = f.path.rsplit_once('/') {
+            dirs.insert(d.to_string());
+        }
+    }
+    let big = bulk::plan(
+        spec.persona,
+        spec.seed,
+        &company,
+        &dirs,
+        plan.taken(),
+        n,
+        grow_to - small,
+    );
+    manifest::write(spec, opts, &company, &plan, &rendered, &big, out)
 }

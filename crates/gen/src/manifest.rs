@@ -6,9 +6,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::bulk::BulkFile;
 use crate::company::Company;
 use crate::plan::{Plan, Role};
-use crate::{GenError, GenSpec, MANIFEST_DIR, MANIFEST_FILE, Persona};
+use crate::{GenError, GenOptions, GenSpec, MANIFEST_DIR, MANIFEST_FILE, Persona};
 
 /// Schema id written into every manifest.
 pub const SCHEMA: &str = "bureau.gen.manifest/1";
@@ -18,6 +19,9 @@ pub struct Manifest {
     pub schema: String,
     pub persona: Persona,
     pub seed: u64,
+    /// The size the workspace was grown to (`--grow-to`), when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grow_to: Option<u64>,
     pub company: String,
     /// The persona's own name and e-mail (whose workspace this is).
     pub owner: String,
@@ -50,7 +54,8 @@ pub struct FileEntry {
     pub ty: String,
     pub size: u64,
     pub blake3: String,
-    /// "storyline" (states planted facts), "filler" or "duplicate".
+    /// "storyline" (states planted facts), "filler", "duplicate" or "bulk" (a large data
+    /// file added to grow the workspace to `--grow-to` bytes).
     pub role: String,
     /// For duplicates: the path whose bytes this file repeats.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,9 +129,11 @@ impl Manifest {
 
 pub(crate) fn write(
     spec: &GenSpec,
+    opts: &GenOptions,
     c: &Company,
     plan: &Plan,
     bytes: &[Vec<u8>],
+    bulk: &[BulkFile],
     out: &Path,
 ) -> Result<Manifest, GenError> {
     let io = |p: &Path| {
@@ -168,11 +175,31 @@ pub(crate) fn write(
             date: f.date.to_string(),
         });
     }
+    for f in bulk {
+        let mut acc = String::new();
+        let parts: Vec<&str> = f.path.split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            if !acc.is_empty() {
+                acc.push('/');
+            }
+            acc.push_str(part);
+            dirs.insert(acc.clone());
+        }
+    }
     for d in &dirs {
         let p = out.join(d);
         std::fs::create_dir_all(&p).map_err(io(&p))?;
     }
     write_files(plan, bytes, out)?;
+    for f in bulk {
+        types.insert(f.kind.id());
+    }
+    if !bulk.is_empty() {
+        for e in crate::bulk::write(spec.persona, spec.seed, c, bulk, out)? {
+            total += e.size;
+            files.push(e);
+        }
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut facts = plan.facts.clone();
     facts.sort_by(|a, b| a.id.cmp(&b.id));
@@ -185,6 +212,7 @@ pub(crate) fn write(
         schema: SCHEMA.into(),
         persona: spec.persona,
         seed: spec.seed,
+        grow_to: opts.grow_to,
         company: c.name.into(),
         owner: format!("{} <{}>", c.person(me).name, c.person(me).email),
         stats: Stats {

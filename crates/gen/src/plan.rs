@@ -39,6 +39,13 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// Every path the plan holds.
+    pub(crate) fn taken(&self) -> &BTreeSet<String> {
+        &self.taken
+    }
+}
+
+impl Plan {
     /// Add a file; a taken path gets " (2)", " (3)"... before the suffix. Returns its path.
     fn add(
         &mut self,

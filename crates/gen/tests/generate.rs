@@ -310,3 +310,151 @@ mod prop {
         }
     }
 }
+
+// ---- growing a workspace to a size (--grow-to) ----
+
+fn grow_into(spec: GenSpec, grow_to: u64) -> (tempfile::TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = bureau_gen::generate_with(
+        &spec,
+        &bureau_gen::GenOptions {
+            grow_to: Some(grow_to),
+        },
+        dir.path(),
+    )
+    .unwrap();
+    (dir, m)
+}
+
+#[test]
+fn a_grown_workspace_keeps_the_file_count_reaches_the_size_and_repeats_byte_for_byte() {
+    let spec = GenSpec {
+        persona: Persona::Researcher,
+        files: 400,
+        seed: 5,
+    };
+    let target = 48 << 20;
+    let (a, ma) = grow_into(spec, target);
+    let (b, mb) = grow_into(spec, target);
+    assert_eq!(ma.stats.files, 400, "--files counts the large files too");
+    assert_eq!(ma.files.len(), 400);
+    assert!(ma.stats.bytes >= target, "{} < {target}", ma.stats.bytes);
+    assert!(
+        ma.stats.bytes < target + (target / 20),
+        "overshoots: {}",
+        ma.stats.bytes
+    );
+    assert_eq!(ma.grow_to, Some(target));
+    let ta = tree(a.path());
+    assert_eq!(ta, tree(b.path()));
+    assert_eq!(
+        std::fs::read(a.path().join(".bureau/manifest.json")).unwrap(),
+        std::fs::read(b.path().join(".bureau/manifest.json")).unwrap()
+    );
+    assert_eq!(ma, mb);
+    // Every file on disk is in the manifest with its hash and size, the large ones included.
+    assert_eq!(ta.len(), ma.files.len());
+    let bulk: Vec<_> = ma.files.iter().filter(|f| f.role == "bulk").collect();
+    assert_eq!(bulk.len(), 6, "one large file per 8 MiB asked for");
+    for f in &ma.files {
+        assert_eq!(ta[&f.path], f.blake3, "{}", f.path);
+        let md = std::fs::metadata(a.path().join(&f.path)).unwrap();
+        assert_eq!(md.len(), f.size, "{}", f.path);
+    }
+    let types: BTreeSet<&str> = bulk.iter().map(|f| f.ty.as_str()).collect();
+    assert!(
+        types.is_superset(&BTreeSet::from([
+            "npy",
+            "safetensors",
+            "csv",
+            "jsonl",
+            "tar"
+        ])),
+        "{types:?}"
+    );
+    assert!(
+        ma.stats.types > TYPES.len(),
+        "npy and safetensors count as types"
+    );
+    // They live in the researcher's own folders, at depth ≤ 8, named like the tree.
+    for f in &bulk {
+        let top = f.path.split('/').next().unwrap();
+        assert!(
+            ["data", "experiments", "results", "archive", "downloads"].contains(&top),
+            "{}",
+            f.path
+        );
+        assert!(f.path.split('/').count() <= 9, "{}", f.path);
+        assert!(f.size >= 64 << 10, "{}: {}", f.path, f.size);
+    }
+    assert!(
+        bulk.iter()
+            .any(|f| f.ty == "safetensors" && f.path.contains("/checkpoints/")),
+        "a checkpoint under experiments/.../checkpoints"
+    );
+    // A different seed gives different bytes.
+    let (_c, mc) = grow_into(GenSpec { seed: 6, ..spec }, target);
+    let hashes = |m: &Manifest| -> BTreeSet<String> {
+        m.files
+            .iter()
+            .filter(|f| f.role == "bulk")
+            .map(|f| f.blake3.clone())
+            .collect()
+    };
+    assert!(hashes(&ma).is_disjoint(&hashes(&mc)));
+}
+
+#[test]
+fn without_grow_to_the_output_is_exactly_generates() {
+    let spec = GenSpec {
+        persona: Persona::BackendDeveloper,
+        files: 200,
+        seed: 9,
+    };
+    let (a, ma) = gen_into(spec);
+    let b = tempfile::tempdir().unwrap();
+    let mb = bureau_gen::generate_with(&spec, &Default::default(), b.path()).unwrap();
+    assert_eq!(tree(a.path()), tree(b.path()));
+    assert_eq!(ma, mb);
+    let json = std::fs::read_to_string(a.path().join(".bureau/manifest.json")).unwrap();
+    assert!(!json.contains("grow_to"), "no new key in ungrown manifests");
+    assert!(ma.files.iter().all(|f| f.role != "bulk"));
+}
+
+#[test]
+fn a_grow_to_below_the_ordinary_tree_is_refused_with_the_size_to_ask_for() {
+    let spec = GenSpec {
+        persona: Persona::OperationsManager,
+        files: 200,
+        seed: 2,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let e = bureau_gen::generate_with(
+        &spec,
+        &bureau_gen::GenOptions {
+            grow_to: Some(1000),
+        },
+        dir.path(),
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("--grow-to 1000 bytes is too small"), "{msg}");
+    assert!(msg.contains("ask for"), "{msg}");
+}
+
+#[test]
+fn sizes_parse_with_decimal_and_binary_units() {
+    use bureau_gen::parse_size;
+    assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+    assert_eq!(parse_size("1G"), Ok(1 << 30));
+    assert_eq!(parse_size("1GB"), Ok(1_000_000_000));
+    assert_eq!(parse_size("500MB"), Ok(500_000_000));
+    assert_eq!(parse_size("1.5 MiB"), Ok(3 << 19));
+    assert_eq!(parse_size("4096"), Ok(4096));
+    assert!(
+        parse_size("1 parsec")
+            .unwrap_err()
+            .contains("unknown size unit")
+    );
+    assert!(parse_size("GB").is_err());
+}

@@ -1,6 +1,6 @@
 //! Every generated file type opens in a real reader: LibreOffice (docx, xlsx, pptx, rtf to
 //! PDF), Python libraries (python-docx, openpyxl, python-pptx, pypdf, Pillow, PyYAML,
-//! nbformat and the standard library) and compilers/interpreters for source code (gcc, g++,
+//! nbformat, numpy for the large files of grown workspaces, and the standard library) and compilers/interpreters for source code (gcc, g++,
 //! node, javac, perl, bash, rustc). A missing reader fails the test with what to install.
 
 use std::collections::BTreeMap;
@@ -93,6 +93,69 @@ fn python_readers_open_every_data_and_document_type() {
         "python checked only {} types: {types:?}",
         types.len()
     );
+}
+
+/// Every large file of a grown workspace (`--grow-to`) opens in its reader: numpy for .npy
+/// (also inside run archives), the safetensors layout parsed with json + struct, sqlite3 runs
+/// the dumps, csv/json/tarfile/zipfile/gzip for the rest.
+#[test]
+fn python_readers_open_every_large_file_of_a_grown_workspace() {
+    need(
+        "python3",
+        &["-c", "import numpy"],
+        "python3 with `pip install numpy`",
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readers/check_bulk.py");
+    let mut types = std::collections::BTreeSet::new();
+    for (i, p) in Persona::ALL.iter().enumerate() {
+        let d = tempfile::tempdir().unwrap();
+        let m = bureau_gen::generate_with(
+            &GenSpec {
+                persona: *p,
+                files: 120,
+                seed: 70 + i as u64,
+            },
+            &bureau_gen::GenOptions {
+                grow_to: Some(64 << 20),
+            },
+            d.path(),
+        )
+        .unwrap();
+        let bulk = m.files.iter().filter(|f| f.role == "bulk").count();
+        assert_eq!(bulk, 8, "{p}");
+        let out = Command::new("python3")
+            .arg(&script)
+            .arg(d.path())
+            .arg(d.path().join(".bureau/manifest.json"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{p}: python readers failed on large files:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["checked"].as_u64(), Some(bulk as u64), "{p}");
+        for t in v["types"].as_array().unwrap() {
+            types.insert(t.as_str().unwrap().to_string());
+        }
+    }
+    let want: std::collections::BTreeSet<String> = [
+        "npy",
+        "safetensors",
+        "csv",
+        "jsonl",
+        "log",
+        "sql",
+        "tar",
+        "zip",
+        "gz",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(types, want, "every large-file type checked");
 }
 
 #[test]

@@ -1,12 +1,16 @@
 //! Reset and materialisation at Workspace-Bench scale, side by side in one run.
 //!
-//! `cargo bench -p bureau-replica --bench reset` (needs `rsync` and `cp`; writes ~1.1 GB under
-//! the system temp dir, plus 8 copies for the materialisation row, and deletes it all).
-//! Set `BUREAU_BENCH_SCALE=0.1` for a quick run on a tenth of the bytes.
+//! `cargo bench -p bureau-replica --bench reset` (needs `rsync` and `cp`). The tree is the
+//! 11,020-file researcher workspace of `bureau gen workspace --persona researcher --files
+//! 11020 --seed 1 --grow-to 1GiB` (bureau-gen, a dev-dependency): the ordinary documents,
+//! code and data plus the large files a researcher keeps (.npy recordings, .safetensors
+//! checkpoints, logs, archived runs). It is written under the system temp dir (the
+//! generator's `.bureau/` manifest moved out of the baseline); the run holds at most the
+//! baseline and two full copies (~3.3 GB) and deletes everything at the end.
 //!
-//! The tree is synthetic (deterministic generator of the researcher workspace's *shape*:
-//! 11,020 files, ~2,000 folders, depth up to 8, mixed sizes to reach at least 1 GB), not the
-//! output of `bureau gen workspace`.
+//! `BUREAU_BENCH_SCALE=0.1` grows the tree to a tenth of the bytes for a quick run;
+//! `BUREAU_BENCH_TREE=synthetic` uses the older synthetic tree of the same shape (11,020
+//! random-byte files in 2,000 folders, 1.31 GB) instead.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -100,19 +104,58 @@ fn generate(root: &Path, scale: f64) -> (usize, usize, u64) {
     (FILES, dirs.len(), bytes)
 }
 
+/// The researcher workspace from `bureau gen workspace` grown to `grow_to` bytes, with its
+/// `.bureau/` manifest moved to `aside`. Returns (files, folders, bytes, large files, their
+/// bytes, the large text files an agent might append to).
+#[allow(clippy::type_complexity)]
+fn generate_researcher(
+    root: &Path,
+    aside: &Path,
+    grow_to: u64,
+) -> (usize, usize, u64, usize, u64, Vec<PathBuf>) {
+    let spec = bureau_gen::GenSpec {
+        persona: bureau_gen::Persona::Researcher,
+        files: FILES,
+        seed: 1,
+    };
+    let m = bureau_gen::generate_with(
+        &spec,
+        &bureau_gen::GenOptions {
+            grow_to: Some(grow_to),
+        },
+        root,
+    )
+    .unwrap();
+    fs::rename(root.join(bureau_gen::MANIFEST_DIR), aside).unwrap();
+    let bulk: Vec<_> = m.files.iter().filter(|f| f.role == "bulk").collect();
+    (
+        m.stats.files,
+        m.stats.folders,
+        m.stats.bytes,
+        bulk.len(),
+        bulk.iter().map(|f| f.size).sum(),
+        bulk.iter()
+            .filter(|f| f.ty == "csv" || f.ty == "jsonl")
+            .map(|f| PathBuf::from(&f.path))
+            .collect(),
+    )
+}
+
 /// An agent-like change of `n` paths: edits, adds, deletes, one same-size same-mtime edit and
-/// one chmod (for n = 1: the same-size same-mtime edit alone). Deterministic per `seed`.
-fn agent_change(ws: &Path, files: &[PathBuf], n: usize, seed: u64) {
+/// one chmod (for n = 1: the same-size same-mtime edit alone); from n = 10 on, one of the
+/// edits appends a few rows to a large file (`big`: the agent adds results to a log).
+/// Deterministic per `seed`.
+fn agent_change(ws: &Path, files: &[PathBuf], big: &[PathBuf], n: usize, seed: u64) {
     let mut rng = Rng(seed);
-    let mut picked = BTreeSet::new();
-    let mut pick = |rng: &mut Rng| loop {
+    let mut picked: BTreeSet<PathBuf> = BTreeSet::new();
+    let pick = |rng: &mut Rng, picked: &mut BTreeSet<PathBuf>| loop {
         let f = &files[rng.below(files.len() as u64) as usize];
         if picked.insert(f.clone()) {
             return f.clone();
         }
     };
     // 1: the same-size same-mtime edit (the change a size/mtime comparison cannot see).
-    let f = ws.join(pick(&mut rng));
+    let f = ws.join(pick(&mut rng, &mut picked));
     let md = fs::metadata(&f).unwrap();
     let t = md.modified().unwrap();
     let mut body = fs::read(&f).unwrap();
@@ -128,24 +171,37 @@ fn agent_change(ws: &Path, files: &[PathBuf], n: usize, seed: u64) {
         return;
     }
     // 2: a chmod.
-    let f = ws.join(pick(&mut rng));
+    let f = ws.join(pick(&mut rng, &mut picked));
     fs::set_permissions(&f, fs::Permissions::from_mode(0o600)).unwrap();
     for k in 2..n {
+        if k == 2 && n >= 10 && !big.is_empty() {
+            let rel = &big[rng.below(big.len() as u64) as usize];
+            if picked.insert(rel.clone()) {
+                let mut w = fs::File::options().append(true).open(ws.join(rel)).unwrap();
+                std::io::Write::write_all(&mut w, b"\n# appended by the agent: 3 more rows\n")
+                    .unwrap();
+                continue;
+            }
+        }
         match k % 10 {
             0..=3 => {
                 // edit: rewrite a few KiB at the start, new size
-                let f = ws.join(pick(&mut rng));
+                let f = ws.join(pick(&mut rng, &mut picked));
                 let mut buf = vec![0u8; 2048 + rng.below(4096) as usize];
                 rng.fill(&mut buf);
                 fs::write(&f, &buf).unwrap();
             }
             4..=6 => {
-                let dir = ws.join(pick(&mut rng)).parent().unwrap().to_path_buf();
+                let dir = ws
+                    .join(pick(&mut rng, &mut picked))
+                    .parent()
+                    .unwrap()
+                    .to_path_buf();
                 let mut buf = vec![0u8; 4096];
                 rng.fill(&mut buf);
                 fs::write(dir.join(format!("agent_new_{seed}_{k}.md")), &buf).unwrap();
             }
-            _ => fs::remove_file(ws.join(pick(&mut rng))).unwrap(),
+            _ => fs::remove_file(ws.join(pick(&mut rng, &mut picked))).unwrap(),
         }
     }
 }
@@ -254,6 +310,13 @@ fn free_bytes(dir: &Path) -> u64 {
     st.f_bavail as u64 * st.f_frsize as u64
 }
 
+/// The least free space seen under the bench's dir (for the peak-usage line).
+static MIN_FREE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+
+fn disk_mark(dir: &Path) {
+    MIN_FREE.fetch_min(free_bytes(dir), std::sync::atomic::Ordering::Relaxed);
+}
+
 fn rss_kib(pid: u32) -> u64 {
     let s = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     s.lines()
@@ -279,7 +342,8 @@ fn main() {
     let base = work.join("baseline");
 
     let free = free_bytes(&work);
-    let need = (1.3e9 * scale * 4.0) as u64;
+    // Baseline + two full copies (the plain tree and a portable replica) + margin.
+    let need = (1.4e9 * scale * 4.0) as u64;
     assert!(
         free > need,
         "the bench needs {:.1} GB free under {} (baseline + 2 copies + margin), has {:.1} GB",
@@ -287,13 +351,30 @@ fn main() {
         work.display(),
         free as f64 / 1e9
     );
+    let synthetic = std::env::var("BUREAU_BENCH_TREE").is_ok_and(|v| v == "synthetic");
     let t = Instant::now();
-    let (nfiles, ndirs, bytes) = generate(&base, scale);
-    println!(
-        "synthetic researcher-shaped workspace: {nfiles} files, {ndirs} folders, {:.2} GB, generated in {}",
-        bytes as f64 / 1e9,
-        fmt(t.elapsed())
-    );
+    let big: Vec<PathBuf> = if synthetic {
+        let (nfiles, ndirs, bytes) = generate(&base, scale);
+        println!(
+            "synthetic researcher-shaped workspace: {nfiles} files, {ndirs} folders, {:.2} GB, generated in {}",
+            bytes as f64 / 1e9,
+            fmt(t.elapsed())
+        );
+        Vec::new()
+    } else {
+        let grow_to = ((1u64 << 30) as f64 * scale) as u64;
+        let (nfiles, ndirs, bytes, nbulk, bulk_bytes, big) =
+            generate_researcher(&base, &work.join("gen-manifest"), grow_to);
+        println!(
+            "bureau gen workspace --persona researcher --files {FILES} --seed 1 --grow-to {grow_to}: \
+             {nfiles} files ({nbulk} large: {:.2} GB), {ndirs} folders, {:.2} GB in all, generated in {}",
+            bulk_bytes as f64 / 1e9,
+            bytes as f64 / 1e9,
+            fmt(t.elapsed())
+        );
+        big
+    };
+    disk_mark(&work);
     let t = Instant::now();
     let baseline = Arc::new(Baseline::open(&base).unwrap());
     println!(
@@ -331,7 +412,7 @@ fn main() {
         let (mut times, mut settled) = (Vec::new(), Vec::new());
         for _ in 0..reps {
             seed += 1;
-            agent_change(&lease.path(), &files, 20, seed);
+            agent_change(&lease.path(), &files, &big, 20, seed);
             let t = Instant::now();
             lease.reset().unwrap();
             times.push(t.elapsed());
@@ -376,7 +457,7 @@ fn main() {
         let n = if label.starts_with("rm") { 3 } else { reps };
         for i in 0..n {
             seed += 1;
-            agent_change(&plain, &files, 20, seed);
+            agent_change(&plain, &files, &big, 20, seed);
             let t = Instant::now();
             reset(&base, &plain);
             times.push(t.elapsed());
@@ -419,13 +500,14 @@ fn main() {
     }
     fs::remove_dir_all(&plain).unwrap();
     run(Command::new("cp").arg("-a").arg(&base).arg(&plain));
+    disk_mark(&work);
     for n in [1usize, 10, 100, 1000] {
         let mut cells = Vec::new();
         for (_, lease) in pools.iter_mut() {
             let mut times = Vec::new();
             for _ in 0..reps {
                 seed += 1;
-                agent_change(&lease.path(), &files, n, seed);
+                agent_change(&lease.path(), &files, &big, n, seed);
                 let t = Instant::now();
                 let stats = lease.reset().unwrap();
                 times.push(t.elapsed());
@@ -437,7 +519,7 @@ fn main() {
         let mut times = Vec::new();
         for _ in 0..3 {
             seed += 1;
-            agent_change(&plain, &files, n, seed);
+            agent_change(&plain, &files, &big, n, seed);
             let t = Instant::now();
             methods[0].1(&base, &plain);
             times.push(t.elapsed());
@@ -465,6 +547,7 @@ fn main() {
         let t = Instant::now();
         run(Command::new("cp").arg("-a").arg(&base).arg(&c));
         cp8 += t.elapsed();
+        disk_mark(&work);
         fs::remove_dir_all(&c).unwrap();
     }
     let mut mat = vec![("cp -a ×8".to_string(), cp8)];
@@ -507,6 +590,7 @@ fn main() {
         let t = Instant::now();
         pool.warm(1).unwrap();
         portable8 += t.elapsed();
+        disk_mark(&work);
     }
     mat.push(("Bureau portable, 8 replicas".to_string(), portable8));
     for (label, d) in &mat {
@@ -523,5 +607,10 @@ fn main() {
         holder_rss.len(),
         baseline.len()
     );
+    let peak = free.saturating_sub(MIN_FREE.load(std::sync::atomic::Ordering::Relaxed));
     fs::remove_dir_all(&work).unwrap();
+    println!(
+        "\npeak disk use of the run (free space before minus the least seen): {:.2} GB; all of it deleted",
+        peak as f64 / 1e9
+    );
 }
