@@ -12,7 +12,7 @@
 
 pub mod feedback;
 pub mod replicas;
-mod rescore;
+pub mod rescore;
 pub mod rundir;
 pub mod trial;
 pub mod validate;

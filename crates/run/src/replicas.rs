@@ -69,11 +69,14 @@ struct Slot {
     base: Arc<BaseLayer>,
 }
 
+/// A workspace's pool, made once by the first trial that needs it (or why it cannot be).
+type SlotCell = Arc<OnceLock<Result<Slot, String>>>;
+
 /// The replica pools of one run, one per generated workspace, made on first use.
 pub struct Replicas {
     mode: ReplicaMode,
     capacity: usize,
-    pools: Mutex<BTreeMap<String, Arc<OnceLock<Result<Slot, String>>>>>,
+    pools: Mutex<BTreeMap<String, SlotCell>>,
 }
 
 impl fmt::Debug for Replicas {
