@@ -18,6 +18,7 @@ pub mod files;
 pub mod generated;
 pub mod kb;
 pub mod mail;
+pub mod embed;
 pub mod memory;
 pub mod people;
 pub mod sheets;
@@ -118,7 +119,11 @@ impl World {
         let mut specs = Self::tool_specs_for(&self.apps);
         // -- dialogue history (OdysseyBench) --
         if let Some(m) = &self.memory {
-            specs.push(tools::memory::spec(m.granularity().as_str(), m.k()));
+            specs.push(tools::memory::spec(
+                m.granularity().as_str(),
+                m.k(),
+                m.retrieval() != "bm25",
+            ));
             specs.sort_by(|a, b| a.name.cmp(&b.name));
         }
         specs
