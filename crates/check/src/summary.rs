@@ -38,6 +38,10 @@ pub struct Summary {
     /// a dialogue history (from run.json; [`summarize`] leaves it unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// How `memory_search` ranked under a `rag` context: `bm25` or `embeddings
+    /// <provider:model>` (from run.json; [`summarize`] leaves it unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<String>,
 }
 
 /// Mean and sample standard deviation.
@@ -112,6 +116,11 @@ pub struct AgentSummary {
     /// agent used no tokens.
     #[serde(default)]
     pub token_efficiency: Option<f64>,
+    /// Mean embedding-API input tokens per scored trial (`memory_search` under
+    /// `--embeddings`; not the agent's tokens, not in `token_efficiency`); absent when no
+    /// scored trial used embeddings (vectors from the run's cache cost none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_tokens_mean: Option<f64>,
     /// Verdicts with status `error` (broken checks) in scored trials.
     pub check_errors: u32,
     /// Red-line items that did not pass, in scored trials.
@@ -405,6 +414,7 @@ pub fn summarize(trials: &[(TrialResult, Vec<Verdict>)]) -> Summary {
         trials: trials.len() as u32,
         agents,
         context: None,
+        retrieval: None,
     }
 }
 
@@ -615,6 +625,10 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
             (!costs.is_empty()).then(|| mean(costs))
         },
         token_efficiency: token_efficiency(w_mean, &scored),
+        embedding_tokens_mean: scored
+            .iter()
+            .any(|s| s.result.usage.embedding_requests > 0)
+            .then(|| mean(scored.iter().map(|s| s.result.usage.embedding_tokens as f64))),
         check_errors: scored
             .iter()
             .map(|s| {

@@ -161,6 +161,9 @@ struct RunArgs {
     /// How agents see the dialogue history of tasks that ship history.json (OdysseyBench): none, long (whole history before the first prompt), or rag:<session|utterance|summary|chunk>:<k> (a memory_search tool, BM25 top-k) [default: long, or the resumed run's setting]. See docs/history.md.
     #[arg(long, value_name = "SETTING", value_parser = parse_context)]
     context: Option<bureau_core::history::ContextSetting>,
+    /// Rank memory_search results (--context rag:..) by an OpenAI-compatible embeddings endpoint instead of BM25: openai:<model> (OPENAI_API_KEY / OPENAI_BASE_URL, e.g. openai:text-embedding-3-small) or a named llm agent of --agents-file (its base_url, api_key_env, retry). Vectors cached in <out>/embedding-cache/.
+    #[arg(long, value_name = "MODEL")]
+    embeddings: Option<String>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -281,6 +284,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         feedback_model: args.feedback_model,
         colleagues: Some(args.colleagues),
         context: args.context,
+        embeddings: args.embeddings,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.

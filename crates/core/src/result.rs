@@ -82,6 +82,17 @@ pub struct Usage {
     /// US dollars over every model call that had a price; absent when none had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Requests to the embeddings API of `memory_search` (`--embeddings`), building the index
+    /// and embedding queries; vectors found in the run's cache cost none. Not the agent's own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub embedding_requests: u64,
+    /// Input tokens those requests used, as the API reported them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub embedding_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One attempt of a trial (a harness error is retried; every attempt is kept).

@@ -27,6 +27,7 @@ use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
+use bureau_world::embed::Embedder;
 use bureau_world::memory::MemoryIndex;
 use bureau_world::people::ReplyPolicy;
 
@@ -80,14 +81,19 @@ pub struct Scoring<'a> {
     // -- dialogue history (OdysseyBench) --
     /// How the agent sees a task's `history.json` (ignored by tasks without one).
     pub context: ContextSetting,
+    /// Under `rag`: the embeddings model ranking `memory_search` results (`--embeddings`);
+    /// `None` = BM25.
+    pub embedder: Option<&'a Arc<dyn Embedder>>,
 }
 
 // -- dialogue history (OdysseyBench) --
 /// Apply the context setting to a freshly built world: under `rag` install the memory
-/// service; under `long` return the rendered history that goes before turn 1's prompt.
+/// service (ranked by `embedder` when given, else BM25); under `long` return the rendered
+/// history that goes before turn 1's prompt.
 pub fn apply_context(
     task: &Task,
     context: ContextSetting,
+    embedder: Option<&Arc<dyn Embedder>>,
     world: &mut World,
 ) -> Result<Option<String>, String> {
     let Some(history) = &task.history else {
@@ -97,8 +103,13 @@ pub fn apply_context(
         ContextSetting::None => Ok(None),
         ContextSetting::Long => Ok(Some(history.render(task.timezone))),
         ContextSetting::Rag { granularity, k } => {
-            let index = MemoryIndex::build(history, granularity, k, task.timezone)
-                .map_err(|e| format!("building the memory index ({context}): {e}"))?;
+            let index = match embedder {
+                Some(e) => {
+                    MemoryIndex::build_embedded(history, granularity, k, task.timezone, e.clone())
+                }
+                None => MemoryIndex::build(history, granularity, k, task.timezone),
+            }
+            .map_err(|e| format!("building the memory index ({context}): {e}"))?;
             world.set_memory(Some(index));
             Ok(None)
         }
@@ -248,10 +259,18 @@ pub fn run_attempt(
         error = Some(e.to_string());
     }
 
-    let usage = recorder
+    let mut usage = recorder
         .as_ref()
         .map(|r| usage_of(&r.steps()))
         .unwrap_or_default();
+    // -- dialogue history (OdysseyBench) --
+    if let Some(world) = &world
+        && let Some(memory) = lock(world).memory()
+    {
+        let e = memory.embedding_usage();
+        usage.embedding_requests = e.requests;
+        usage.embedding_tokens = e.tokens;
+    }
     let (status, score) = match &error {
         Some(_) => (TrialStatus::Error, None),
         None => scored(&verdicts),
@@ -339,7 +358,7 @@ fn drive(
         World::build(task, &dir.join("world")).map_err(|e| format!("building the world: {e}"))?;
     // -- dialogue history (OdysseyBench) --
     let mut world = world;
-    let history_prefix = apply_context(task, scoring.context, &mut world)?;
+    let history_prefix = apply_context(task, scoring.context, scoring.embedder, &mut world)?;
     let world = Arc::new(Mutex::new(world));
     *world_slot = Some(world.clone());
     // ---- simulated colleagues (`--colleagues`) ----
@@ -408,6 +427,12 @@ fn drive(
             let w = lock(&world);
             if let Some(why) = w.reply_policy().failure() {
                 return Err(format!("turn {n}: a simulated colleague failed: {why}"));
+            }
+            // -- dialogue history (OdysseyBench) --
+            if let Some(why) = w.memory().and_then(|m| m.failure()) {
+                return Err(format!(
+                    "turn {n}: memory_search could not be served, the embeddings model failed: {why}"
+                ));
             }
             let snap = w
                 .snapshot()
