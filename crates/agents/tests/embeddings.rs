@@ -241,11 +241,18 @@ fn embeddings_rank_the_right_session_first_and_a_rerun_reads_every_vector_from_t
     assert_eq!(server.embedding_requests().len(), 2);
     assert_eq!(units(&searches(&out)[0]), ["d2#1", "d2#2", "d1#5"]);
     let r = result(&out, TASK, "gpt");
-    assert_eq!((r.usage.embedding_requests, r.usage.embedding_tokens), (0, 0));
+    assert_eq!(
+        (r.usage.embedding_requests, r.usage.embedding_tokens),
+        (0, 0)
+    );
     let raw = read(&trial_dir(&out, TASK, "gpt", 1).join("result.json"));
     assert!(!raw.contains("embedding_tokens"), "{raw}");
     let summary = json_file(&out.join("summary.json"));
-    assert!(summary["agents"]["gpt"].get("embedding_tokens_mean").is_none());
+    assert!(
+        summary["agents"]["gpt"]
+            .get("embedding_tokens_mean")
+            .is_none()
+    );
     assert_eq!(server.unused(), 0);
 }
 
@@ -371,10 +378,17 @@ fn embeddings_need_a_rag_context_an_openai_model_and_the_same_retrieval_to_resum
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("has no embeddings API — use openai:<model>"), "{e}");
+    assert!(
+        e.contains("has no embeddings API — use openai:<model>"),
+        "{e}"
+    );
     let e = run(
         &file,
-        &config(&tmp.path().join("c"), "rag:session:2", Some("text-embedding-3-small")),
+        &config(
+            &tmp.path().join("c"),
+            "rag:session:2",
+            Some("text-embedding-3-small"),
+        ),
     )
     .unwrap_err()
     .to_string();
@@ -400,7 +414,10 @@ fn embeddings_need_a_rag_context_an_openai_model_and_the_same_retrieval_to_resum
     let mut c = config(&out, "rag:session:2", None);
     c.agents = vec!["oracle".into()];
     assert_eq!(oracle(&c).unwrap().passed, 1);
-    assert_eq!(json_file(&out.join("run.json"))["retrieval"]["method"], "bm25");
+    assert_eq!(
+        json_file(&out.join("run.json"))["retrieval"]["method"],
+        "bm25"
+    );
     assert_eq!(json_file(&out.join("summary.json"))["retrieval"], "bm25");
     c.embeddings = Some("embed".into());
     let e = oracle(&c).unwrap_err();

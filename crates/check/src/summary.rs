@@ -628,7 +628,13 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         embedding_tokens_mean: scored
             .iter()
             .any(|s| s.result.usage.embedding_requests > 0)
-            .then(|| mean(scored.iter().map(|s| s.result.usage.embedding_tokens as f64))),
+            .then(|| {
+                mean(
+                    scored
+                        .iter()
+                        .map(|s| s.result.usage.embedding_tokens as f64),
+                )
+            }),
         check_errors: scored
             .iter()
             .map(|s| {

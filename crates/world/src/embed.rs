@@ -99,10 +99,7 @@ impl<E: Embedder> Embedder for CachedEmbedder<E> {
         let model = self.inner.model();
         let paths: Vec<PathBuf> = texts
             .iter()
-            .map(|t| {
-                self.dir
-                    .join(format!("{}.json", embedding_hash(&model, t)))
-            })
+            .map(|t| self.dir.join(format!("{}.json", embedding_hash(&model, t))))
             .collect();
         let mut vectors: Vec<Option<Vec<f32>>> =
             paths.iter().map(|p| self.lookup(&model, p)).collect();
@@ -198,7 +195,7 @@ mod tests {
         assert_eq!(order, [1, 2, 3, 0, 4]);
         assert_eq!(r[0].0, 1.0);
         assert_eq!(r[0].0, r[1].0);
-        assert_eq!(r[2].0, 0.7071);
+        assert_eq!(r[2].0, round4(std::f64::consts::FRAC_1_SQRT_2));
         assert_eq!(r[4].0, 0.0);
         // k cuts the list; a query of the wrong dimension scores 0 everywhere, in order.
         assert_eq!(rank(&q, &units, 2).len(), 2);
@@ -243,9 +240,15 @@ mod tests {
             .collect();
         let c = CachedEmbedder::new(Counting::default(), &dir);
         let first = c.embed(&texts).unwrap();
-        assert_eq!(first.vectors, vec![vec![6.0, 3.0], vec![4.0, 0.0], vec![6.0, 3.0]]);
+        assert_eq!(
+            first.vectors,
+            vec![vec![6.0, 3.0], vec![4.0, 0.0], vec![6.0, 3.0]]
+        );
         assert_eq!((first.requests, first.tokens), (1, 2));
-        assert_eq!(c.inner().asked.lock().unwrap().clone(), vec![vec!["banana", "kiwi"]]);
+        assert_eq!(
+            c.inner().asked.lock().unwrap().clone(),
+            vec![vec!["banana", "kiwi"]]
+        );
         // A new embedder over the same directory (a rerun): nothing is asked.
         let again = CachedEmbedder::new(Counting::default(), &dir);
         let second = again.embed(&texts).unwrap();
@@ -256,7 +259,10 @@ mod tests {
         let more = vec!["kiwi".to_string(), "papaya".to_string()];
         let third = again.embed(&more).unwrap();
         assert_eq!(third.vectors[1], vec![6.0, 3.0]);
-        assert_eq!(again.inner().asked.lock().unwrap().clone(), vec![vec!["papaya"]]);
+        assert_eq!(
+            again.inner().asked.lock().unwrap().clone(),
+            vec![vec!["papaya"]]
+        );
         // One file per (model, text); another model does not read them.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
         assert_ne!(

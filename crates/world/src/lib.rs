@@ -12,13 +12,13 @@
 pub mod calendar;
 pub mod chat;
 pub mod code;
+pub mod embed;
 mod error;
 mod events;
 pub mod files;
 pub mod generated;
 pub mod kb;
 pub mod mail;
-pub mod embed;
 pub mod memory;
 pub mod people;
 pub mod sheets;

@@ -488,9 +488,7 @@ mod tests {
             "fake:topics".into()
         }
         fn embed(&self, texts: &[String]) -> Result<embed::Embedded, String> {
-            let n = self
-                .calls
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if n >= self.fail_after {
                 return Err("503 after 2 retries".into());
             }
@@ -504,7 +502,10 @@ mod tests {
                     })
                     .collect(),
                 requests: 1,
-                tokens: texts.iter().map(|t| t.split_whitespace().count() as u64).sum(),
+                tokens: texts
+                    .iter()
+                    .map(|t| t.split_whitespace().count() as u64)
+                    .sum(),
             })
         }
     }
@@ -518,9 +519,8 @@ mod tests {
 
     #[test]
     fn embeddings_rank_by_cosine_with_ties_by_history_order_and_count_their_tokens() {
-        let idx =
-            MemoryIndex::build_embedded(&history(), Granularity::Utterance, 5, TZ, topics(9))
-                .unwrap();
+        let idx = MemoryIndex::build_embedded(&history(), Granularity::Utterance, 5, TZ, topics(9))
+            .unwrap();
         assert_eq!(idx.retrieval(), "embeddings fake:topics");
         let built = idx.embedding_usage();
         assert_eq!(built.requests, 1);
@@ -529,7 +529,10 @@ mod tests {
         let order: Vec<&str> = hits.iter().map(|h| h.unit.unit.as_str()).collect();
         // d2#1 mentions venue and harbour (cosine 0.7071); d2#2 harbour only (0): not returned.
         assert_eq!(order, ["d2#1"]);
-        assert_eq!(hits[0].score, 0.7071);
+        assert_eq!(
+            hits[0].score,
+            embed::round4(std::f64::consts::FRAC_1_SQRT_2)
+        );
         // Both budget utterances are [1, 0, 0, 0]: a tie, the older first.
         let hits = idx.search("budget", 5).unwrap();
         let order: Vec<&str> = hits.iter().map(|h| h.unit.unit.as_str()).collect();

@@ -212,7 +212,9 @@ pub(crate) fn parse(body: &Value, n: usize) -> Result<(Vec<Vec<f32>>, u64), Stri
     for (pos, item) in r.data.into_iter().enumerate() {
         let i = item.index.unwrap_or(pos);
         let Some(slot) = slots.get_mut(i) else {
-            return Err(format!("embedding index {i} is out of range for {n} inputs"));
+            return Err(format!(
+                "embedding index {i} is out of range for {n} inputs"
+            ));
         };
         if slot.is_some() {
             return Err(format!("embedding index {i} appears twice"));
@@ -266,7 +268,11 @@ mod tests {
     #[test]
     fn malformed_responses_are_refused_with_the_reason() {
         let cases = [
-            (json!({"data": [{"index": 0, "embedding": [1.0]}]}), 2, "1 embeddings for 2"),
+            (
+                json!({"data": [{"index": 0, "embedding": [1.0]}]}),
+                2,
+                "1 embeddings for 2",
+            ),
             (
                 json!({"data": [{"index": 0, "embedding": [1.0]}, {"index": 0, "embedding": [2.0]}]}),
                 2,
@@ -277,7 +283,11 @@ mod tests {
                 1,
                 "out of range",
             ),
-            (json!({"data": [{"index": 0, "embedding": []}]}), 1, "is empty"),
+            (
+                json!({"data": [{"index": 0, "embedding": []}]}),
+                1,
+                "is empty",
+            ),
             (
                 json!({"data": [{"index": 0, "embedding": [1.0]}, {"index": 1, "embedding": [1.0, 2.0]}]}),
                 2,
@@ -294,13 +304,20 @@ mod tests {
     #[test]
     fn only_openai_compatible_models_embed_and_a_missing_key_says_what_to_do() {
         let anthropic = LlmDefinition::for_model(ModelRef::parse("anthropic:claude").unwrap());
-        let e = EmbeddingsDefinition::from_llm(&anthropic).unwrap_err().to_string();
-        assert!(e.contains("has no embeddings API — use openai:<model>"), "{e}");
+        let e = EmbeddingsDefinition::from_llm(&anthropic)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("has no embeddings API — use openai:<model>"),
+            "{e}"
+        );
         let def = EmbeddingsDefinition::from_llm(&LlmDefinition::for_model(
             ModelRef::parse("openai:text-embedding-3-small").unwrap(),
         ))
         .unwrap();
-        let e = EmbeddingsClient::new(def.clone(), &|_| None).unwrap_err().to_string();
+        let e = EmbeddingsClient::new(def.clone(), &|_| None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("OPENAI_API_KEY is not set"), "{e}");
         let c = EmbeddingsClient::new(def, &|k| {
             (k == "OPENAI_BASE_URL").then(|| "http://127.0.0.1:8000/v1/".to_string())

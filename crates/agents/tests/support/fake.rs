@@ -198,9 +198,9 @@ pub const BOW_DIMENSIONS: usize = 256;
 
 /// Words that carry no topic.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "for", "from", "i", "in",
-    "is", "it", "me", "my", "of", "on", "or", "our", "so", "that", "the", "this", "to", "we",
-    "what", "when", "which", "with", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "for", "from", "i", "in", "is",
+    "it", "me", "my", "of", "on", "or", "our", "so", "that", "the", "this", "to", "we", "what",
+    "when", "which", "with", "you", "your",
 ];
 
 /// The words of `text` that count: lower-cased alphanumeric runs, stop words dropped, a final
