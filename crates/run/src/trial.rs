@@ -20,8 +20,8 @@ use bureau_check::{CheckProgram, Judge};
 use bureau_core::history::ContextSetting;
 use bureau_core::log::Actor;
 use bureau_core::result::{
-    AttemptRecord, DepGraphScore, FeedbackRecord, TrialResult, TrialScore, TrialStatus,
-    TurnFeedback, Usage,
+    AttemptRecord, DepGraphScore, FeedbackRecord, ModelTokens, TrialResult, TrialScore,
+    TrialStatus, TurnFeedback, Usage,
 };
 use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
@@ -271,6 +271,11 @@ pub fn run_attempt(
         usage.embedding_requests = e.requests;
         usage.embedding_tokens = e.tokens;
     }
+    // ---- simulated people: what their models cost ----
+    if let Some(world) = &world {
+        usage.colleague_tokens = lock(world).reply_policy().usage().if_any();
+    }
+    usage.feedback_tokens = rounds.tokens.if_any();
     let (status, score) = match &error {
         Some(_) => (TrialStatus::Error, None),
         None => scored(&verdicts),
@@ -498,6 +503,8 @@ pub(crate) struct Rounds {
     threshold: f64,
     record: Option<FeedbackRecord>,
     log: Option<Vec<serde_json::Value>>,
+    /// What the model writing the messages cost in this attempt.
+    tokens: ModelTokens,
 }
 
 impl Rounds {
@@ -514,6 +521,7 @@ impl Rounds {
                 turns: Vec::new(),
             }),
             log: on.then(Vec::new),
+            tokens: ModelTokens::default(),
         }
     }
 
@@ -552,9 +560,16 @@ impl Rounds {
         } else {
             Some(match feedback.writer {
                 None => feedback::template_message(task, round + 1, self.rounds, unit),
-                Some(w) => feedback::model_message(w, task, n, unit).map_err(|e| {
-                    format!("turn {n}: the simulated user could not write its feedback: {e}")
-                })?,
+                Some(w) => {
+                    let (m, tokens) =
+                        feedback::model_message_counted(w, task, n, unit).map_err(|e| {
+                            format!(
+                                "turn {n}: the simulated user could not write its feedback: {e}"
+                            )
+                        })?;
+                    self.tokens.add(tokens);
+                    m
+                }
             })
         };
         if let Some(log) = self.log.as_mut() {
