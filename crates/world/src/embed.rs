@@ -82,7 +82,10 @@ impl<E: Embedder> CachedEmbedder<E> {
         if std::fs::create_dir_all(&self.dir).is_ok()
             && let Ok(json) = serde_json::to_vec(&entry)
         {
-            let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+            // A name of its own per write: trials of a run embed concurrently.
+            static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
             if std::fs::write(&tmp, json).is_ok() && std::fs::rename(&tmp, path).is_err() {
                 let _ = std::fs::remove_file(&tmp);
             }
