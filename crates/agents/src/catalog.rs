@@ -5,7 +5,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::harness::{HarnessDef, HarnessMaker};
-use crate::llm::{AgentDef, AgentsFile, LlmAgent, LlmDefinition, LlmJudge, ModelRef};
+use crate::llm::{
+    AgentDef, AgentsFile, EmbeddingsClient, EmbeddingsDefinition, LlmAgent, LlmDefinition,
+    LlmJudge, ModelRef,
+};
 use crate::{Agent, AgentError, null, oracle, replay};
 
 /// Looks up an environment variable (the process environment, or a map in tests).
@@ -148,6 +151,27 @@ impl AgentCatalog {
         let mut def = LlmDefinition::for_model(model.clone());
         def.price = self.file.as_ref().and_then(|f| f.price(&model)).cloned();
         LlmJudge::new(def, &*self.env)
+    }
+
+    /// The embeddings model `spec` names (`--embeddings`): a named `llm` agent of the agents
+    /// file whose model is `openai:<embedding model>` (its endpoint, key variable and
+    /// retries), or `openai:<model>` (base URL and key from `OPENAI_BASE_URL`,
+    /// `OPENAI_API_KEY`).
+    pub fn make_embedder(&self, spec: &str) -> Result<EmbeddingsClient, AgentError> {
+        let def = match self.file.as_ref().and_then(|f| f.agents.get(spec)) {
+            Some(AgentDef::Llm(def)) => def.clone(),
+            Some(AgentDef::Harness(_)) => {
+                return Err(AgentError::Config(format!(
+                    "--embeddings `{spec}` is a third-party harness in the agents file — name an llm agent whose model is openai:<embedding model>, or give openai:<model>"
+                )));
+            }
+            None => LlmDefinition::for_model(ModelRef::parse(spec).map_err(|e| {
+                AgentError::Config(format!(
+                    "--embeddings `{spec}`: {e} (give openai:<model>, e.g. openai:text-embedding-3-small, or name an llm agent of the agents file)"
+                ))
+            })?),
+        };
+        EmbeddingsClient::new(EmbeddingsDefinition::from_llm(&def)?, &*self.env)
     }
 
     fn harness(&self, name: &str, def: &HarnessDef) -> Result<Box<dyn Agent>, AgentError> {

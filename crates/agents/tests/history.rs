@@ -284,7 +284,7 @@ fn memory_search_is_offered_only_under_rag_for_a_task_with_history() {
     assert_eq!(task.history.as_ref().unwrap().sessions.len(), 2);
     let offered = |context: ContextSetting, task: &Task, name: &str| {
         let mut w = World::build(task, &tmp.path().join(name)).unwrap();
-        let prefix = apply_context(task, context, &mut w).unwrap();
+        let prefix = apply_context(task, context, None, &mut w).unwrap();
         let names: Vec<String> = w.offered_tool_specs().into_iter().map(|s| s.name).collect();
         let call = w.call_tool(
             bureau_core::log::Actor::Agent,

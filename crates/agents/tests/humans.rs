@@ -147,6 +147,16 @@ fn a_model_written_feedback_message_continues_the_llm_agents_conversation() {
     );
 
     let r = result(&out, "hello", "gpt");
+    // The writer's tokens are its own, not the agent's.
+    let writer = r.usage.feedback_tokens.unwrap();
+    assert_eq!(
+        (writer.calls, writer.input_tokens, writer.output_tokens),
+        (1, 300, 15)
+    );
+    assert_eq!(r.usage.input_tokens, 500 + 520 + 560 + 580);
+    assert_eq!(r.usage.colleague_tokens, None);
+    let summary: Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    assert_eq!(summary["agents"]["gpt"]["feedback_tokens_mean"], 315.0);
     let fb = r.feedback.unwrap();
     assert_eq!(fb.writer, "openai:gpt-4.1-nano");
     assert_eq!(
@@ -282,11 +292,20 @@ fn an_llm_colleague_answers_a_dm_from_its_brief_and_replays_from_the_cache() {
     assert!(events.contains("colleague:priya@corp.test"), "{events}");
     let manifest: Value = serde_json::from_str(&read(&out.join("run.json"))).unwrap();
     assert_eq!(manifest["colleagues"]["model"], "openai:gpt-4.1-nano");
+    // The colleague's tokens are in the trial's usage, apart from the agent's (none here).
+    let usage = result(&out, "ask", "oracle").usage;
+    let c = usage.colleague_tokens.unwrap();
+    assert_eq!((c.calls, c.input_tokens, c.output_tokens), (1, 400, 8));
+    assert_eq!((usage.input_tokens, usage.feedback_tokens), (0, None));
+    let summary: Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    assert_eq!(summary["agents"]["oracle"]["colleague_tokens_mean"], 408.0);
 
     // Run the trial again in the same run directory: the reply comes from the cache.
     std::fs::remove_dir_all(out.join("trials")).unwrap();
     run_people(&task, "oracle", &file, &out, llm);
     assert_eq!(server.received().len(), 1, "no second request");
+    // A cached reply costs nothing.
+    assert_eq!(result(&out, "ask", "oracle").usage.colleague_tokens, None);
     assert_eq!(
         colleague_replies(&out)[0]["value"]["replies"][0]["text"],
         "Q2? €48,500."

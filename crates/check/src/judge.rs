@@ -21,6 +21,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use bureau_core::result::ModelTokens;
 use bureau_core::task::{JudgeSpec, RubricItem, Task};
 use bureau_core::tool::ToolOutcome;
 use bureau_core::trajectory::{Step, StepKind};
@@ -56,6 +57,12 @@ pub trait Judge: Send + Sync {
     /// Whether the last answer for this prompt came from a cache (for [`JudgeRecord::cached`]).
     fn was_cached(&self, _system: &str, _user: &str) -> bool {
         false
+    }
+    /// [`Judge::complete`] with the calls and tokens it cost (zero from a cache; zero by
+    /// default, for models that do not count).
+    fn complete_counted(&self, system: &str, user: &str) -> Result<(String, ModelTokens), String> {
+        self.complete(system, user)
+            .map(|a| (a, ModelTokens::default()))
     }
 }
 
@@ -398,14 +405,18 @@ impl<J: Judge> Judge for CachedJudge<J> {
     }
 
     fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+        self.complete_counted(system, user).map(|(a, _)| a)
+    }
+
+    fn complete_counted(&self, system: &str, user: &str) -> Result<(String, ModelTokens), String> {
         let hash = prompt_hash(&self.inner.model(), system, user);
         let path = self.dir.join(format!("{hash}.json"));
         if let Some(answer) = self.lookup(&path) {
             self.hits().insert(hash);
-            return Ok(answer);
+            return Ok((answer, ModelTokens::default()));
         }
         self.hits().remove(&hash);
-        let answer = self.inner.complete(system, user)?;
+        let (answer, tokens) = self.inner.complete_counted(system, user)?;
         let entry = CacheEntry {
             model: self.inner.model(),
             answer: answer.clone(),
@@ -419,7 +430,7 @@ impl<J: Judge> Judge for CachedJudge<J> {
                 let _ = std::fs::rename(&tmp, &path);
             }
         }
-        Ok(answer)
+        Ok((answer, tokens))
     }
 
     fn was_cached(&self, system: &str, user: &str) -> bool {

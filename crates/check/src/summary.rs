@@ -38,6 +38,10 @@ pub struct Summary {
     /// a dialogue history (from run.json; [`summarize`] leaves it unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// How `memory_search` ranked under a `rag` context: `bm25` or `embeddings
+    /// <provider:model>` (from run.json; [`summarize`] leaves it unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<String>,
 }
 
 /// Mean and sample standard deviation.
@@ -112,6 +116,19 @@ pub struct AgentSummary {
     /// agent used no tokens.
     #[serde(default)]
     pub token_efficiency: Option<f64>,
+    /// Mean embedding-API input tokens per scored trial (`memory_search` under
+    /// `--embeddings`; not the agent's tokens, not in `token_efficiency`); absent when no
+    /// scored trial used embeddings (vectors from the run's cache cost none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_tokens_mean: Option<f64>,
+    /// Mean tokens (input + output) of LLM colleagues' replies per scored trial
+    /// (`--colleagues llm:..`; not the agent's); absent when no scored trial made such a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colleague_tokens_mean: Option<f64>,
+    /// Mean tokens (input + output) of the model writing the simulated user's feedback per
+    /// scored trial (`--feedback-model`); absent when no scored trial made such a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_tokens_mean: Option<f64>,
     /// Verdicts with status `error` (broken checks) in scored trials.
     pub check_errors: u32,
     /// Red-line items that did not pass, in scored trials.
@@ -379,6 +396,22 @@ fn group_by<'a, K: Ord>(
         .collect()
 }
 
+/// Mean input + output tokens per scored trial of a model that is not the agent, when any
+/// scored trial called it.
+fn side_tokens_mean(
+    scored: &[Scored<'_>],
+    of: impl Fn(&bureau_core::result::Usage) -> Option<bureau_core::result::ModelTokens>,
+) -> Option<f64> {
+    scored
+        .iter()
+        .any(|s| of(&s.result.usage).is_some())
+        .then(|| {
+            mean(scored.iter().map(|s| {
+                of(&s.result.usage).map_or(0.0, |t| (t.input_tokens + t.output_tokens) as f64)
+            }))
+        })
+}
+
 /// AgencyBench's token efficiency over scored trials: mean weighted score per million tokens
 /// (input + output) used per trial on average; `None` when no tokens were used.
 fn token_efficiency(weighted_mean: f64, scored: &[Scored<'_>]) -> Option<f64> {
@@ -405,6 +438,7 @@ pub fn summarize(trials: &[(TrialResult, Vec<Verdict>)]) -> Summary {
         trials: trials.len() as u32,
         agents,
         context: None,
+        retrieval: None,
     }
 }
 
@@ -615,6 +649,18 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
             (!costs.is_empty()).then(|| mean(costs))
         },
         token_efficiency: token_efficiency(w_mean, &scored),
+        embedding_tokens_mean: scored
+            .iter()
+            .any(|s| s.result.usage.embedding_requests > 0)
+            .then(|| {
+                mean(
+                    scored
+                        .iter()
+                        .map(|s| s.result.usage.embedding_tokens as f64),
+                )
+            }),
+        colleague_tokens_mean: side_tokens_mean(&scored, |u| u.colleague_tokens),
+        feedback_tokens_mean: side_tokens_mean(&scored, |u| u.feedback_tokens),
         check_errors: scored
             .iter()
             .map(|s| {

@@ -177,6 +177,9 @@ struct RunArgs {
     /// Where trials of [workspace] tasks work: auto (overlay replicas of the generated workspace where this machine allows them, else portable ones), overlay, portable, or off (a copy per trial). A pool per workspace holds up to --concurrency replicas, reset after each trial. See docs/replica.md.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     replicas: bureau_run::ReplicaMode,
+    /// Rank memory_search results (--context rag:..) by an OpenAI-compatible embeddings endpoint instead of BM25: openai:<model> (OPENAI_API_KEY / OPENAI_BASE_URL, e.g. openai:text-embedding-3-small) or a named llm agent of --agents-file (its base_url, api_key_env, retry). Vectors cached in <out>/embedding-cache/.
+    #[arg(long, value_name = "MODEL")]
+    embeddings: Option<String>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -298,6 +301,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         colleagues: Some(args.colleagues),
         context: args.context,
         replicas: args.replicas,
+        embeddings: args.embeddings,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.

@@ -82,6 +82,46 @@ pub struct Usage {
     /// US dollars over every model call that had a price; absent when none had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Requests to the embeddings API of `memory_search` (`--embeddings`), building the index
+    /// and embedding queries; vectors found in the run's cache cost none. Not the agent's own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub embedding_requests: u64,
+    /// Input tokens those requests used, as the API reported them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub embedding_tokens: u64,
+    /// Model calls and tokens of LLM colleagues' replies (`--colleagues llm:..`) in this trial;
+    /// not the agent's. Absent when none was made (replies from the run's cache cost none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colleague_tokens: Option<ModelTokens>,
+    /// Model calls and tokens of the simulated user's feedback messages (`--feedback-model`)
+    /// in this trial; not the agent's. Absent when none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_tokens: Option<ModelTokens>,
+}
+
+/// Calls and tokens of a model that is not the agent (a colleague, the feedback writer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelTokens {
+    /// Model API calls (answers read from a cache are not calls).
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl ModelTokens {
+    pub fn add(&mut self, other: ModelTokens) {
+        self.calls += other.calls;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+    /// `Some(self)` when a call was made.
+    pub fn if_any(self) -> Option<ModelTokens> {
+        (self.calls > 0).then_some(self)
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One attempt of a trial (a harness error is retried; every attempt is kept).

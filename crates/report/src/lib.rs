@@ -222,9 +222,14 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
     );
     // -- dialogue history (OdysseyBench) --
     if let Some(context) = &summary.context {
+        let retrieval = summary
+            .retrieval
+            .as_ref()
+            .map(|r| format!(", retrieval: {r}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "Context: {context} (how agents saw the dialogue history of tasks that ship one; see docs/history.md).\n"
+            "Context: {context}{retrieval} (how agents saw the dialogue history of tasks that ship one; see docs/history.md).\n"
         );
     }
     out.push_str("Scores are percentages. Weighted: Σ weight of passed items / Σ weight of all items (mean ± sample std over trials). Strict: every item passed and no red line violated. Partial: 0.5·weighted + 0.5·strict (TheAgentCompany). TCR@p: share of trials passing at least p % of their items (Workspace-Bench).");

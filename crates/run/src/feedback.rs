@@ -15,7 +15,7 @@
 
 use bureau_check::Judge;
 use bureau_check::metrics::weighted_score;
-use bureau_core::result::RoundScore;
+use bureau_core::result::{ModelTokens, RoundScore};
 use bureau_core::task::Task;
 use bureau_core::verdict::Verdict;
 
@@ -166,7 +166,18 @@ pub fn model_message(
     turn: u32,
     unit: &[Verdict],
 ) -> Result<String, String> {
-    let text = writer.complete(WRITER_SYSTEM, &writer_prompt(task, turn, unit))?;
+    model_message_counted(writer, task, turn, unit).map(|(m, _)| m)
+}
+
+/// [`model_message`] with the calls and tokens it cost (none from the cache).
+pub fn model_message_counted(
+    writer: &dyn Judge,
+    task: &Task,
+    turn: u32,
+    unit: &[Verdict],
+) -> Result<(String, ModelTokens), String> {
+    let (text, tokens) =
+        writer.complete_counted(WRITER_SYSTEM, &writer_prompt(task, turn, unit))?;
     let text = text.trim();
     if text.is_empty() {
         return Err(format!(
@@ -174,7 +185,7 @@ pub fn model_message(
             writer.model()
         ));
     }
-    Ok(text.to_string())
+    Ok((text.to_string(), tokens))
 }
 
 #[cfg(test)]

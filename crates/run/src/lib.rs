@@ -32,6 +32,7 @@ use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::suite::load_tasks;
 use bureau_core::task::Task;
 use bureau_core::{TaskError, TaskErrors};
+use bureau_world::embed::{CachedEmbedder, Embedder};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +88,10 @@ pub struct RunConfig {
     /// Where trials of `[workspace]` tasks work (`--replicas`): replicas of the generated
     /// tree leased from a pool per workspace (default), or a copy per trial.
     pub replicas: ReplicaMode,
+    /// The embeddings model ranking `memory_search` results under `--context rag:..`
+    /// (`--embeddings openai:<model>` or a named `llm` agent); `None` = BM25. Cached in
+    /// `<out>/embedding-cache/`.
+    pub embeddings: Option<String>,
 }
 
 impl RunConfig {
@@ -108,6 +113,7 @@ impl RunConfig {
             colleagues: None,
             context: None,
             replicas: ReplicaMode::default(),
+            embeddings: None,
         }
     }
 }
@@ -184,6 +190,48 @@ pub struct RunManifest {
     /// resumed run must repeat: every mode gives the same worlds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<ReplicaMode>,
+    /// How `memory_search` ranks under a `rag` context setting (absent in runs made before it
+    /// was recorded: BM25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<RetrievalManifest>,
+}
+
+/// How a `rag` run ranks `memory_search` results, as recorded in `run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalManifest {
+    /// `bm25` or `embeddings`.
+    pub method: String,
+    /// The embeddings model (`provider:model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `--embeddings` as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// What defines the embeddings model (endpoint, key variable, retries), never a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<serde_json::Value>,
+}
+
+impl RetrievalManifest {
+    /// `bm25`, or `embeddings <provider:model>` (as in summary.json and report.md).
+    pub fn label(&self) -> String {
+        match &self.model {
+            Some(m) => format!("{} {m}", self.method),
+            None => self.method.clone(),
+        }
+    }
+}
+
+/// The retrieval of a recorded run: BM25 unless embeddings are recorded; none unless `rag`.
+fn retrieval_label(m: &RunManifest) -> Option<String> {
+    match m.context {
+        Some(ContextSetting::Rag { .. }) => Some(
+            m.retrieval
+                .as_ref()
+                .map_or_else(|| "bm25".to_string(), RetrievalManifest::label),
+        ),
+        _ => None,
+    }
 }
 
 /// The feedback setting of a run, as recorded in `run.json`.
@@ -279,6 +327,41 @@ pub fn run_with_catalog(
 pub struct People {
     pub feedback_writer: Option<JudgeEntry>,
     pub colleagues: Option<ColleaguesEntry>,
+    /// Not a person, but made here with the same catalog: the embeddings model of
+    /// `--embeddings` (dense retrieval for `memory_search`).
+    pub embeddings: Option<EmbeddingsEntry>,
+}
+
+/// The embeddings model of a run: shared by every trial, its vectors cached in
+/// `<out>/embedding-cache/`.
+pub struct EmbeddingsEntry {
+    pub manifest: RetrievalManifest,
+    pub embedder: std::sync::Arc<dyn Embedder>,
+}
+
+impl EmbeddingsEntry {
+    /// The embeddings model `spec` names (see [`AgentCatalog::make_embedder`]), caching in
+    /// `<out>/embedding-cache/`.
+    pub fn make(
+        catalog: &AgentCatalog,
+        spec: &str,
+        out: &Path,
+    ) -> Result<EmbeddingsEntry, RunError> {
+        let client = catalog.make_embedder(spec)?;
+        let manifest = RetrievalManifest {
+            method: "embeddings".into(),
+            model: Some(client.model()),
+            spec: Some(spec.to_string()),
+            definition: serde_json::to_value(client.definition()).ok(),
+        };
+        Ok(EmbeddingsEntry {
+            manifest,
+            embedder: std::sync::Arc::new(CachedEmbedder::new(
+                client,
+                out.join(rundir::EMBEDDING_CACHE),
+            )),
+        })
+    }
 }
 
 /// A model spec's error, said about the option that gave it (the catalog speaks of `--judge`).
@@ -329,9 +412,14 @@ impl People {
                 })
             }
         };
+        let embeddings = match config.embeddings.as_deref() {
+            None | Some("bm25") => None,
+            Some(spec) => Some(EmbeddingsEntry::make(catalog, spec, &config.out)?),
+        };
         Ok(People {
             feedback_writer,
             colleagues,
+            embeddings,
         })
     }
 }
@@ -434,6 +522,21 @@ pub fn run_full(
             )));
         }
     }
+    if people.embeddings.is_some() && !matches!(context, ContextSetting::Rag { .. }) {
+        return Err(RunError::Config(format!(
+            "--embeddings ranks memory_search results, which only --context rag:<granularity>:<k> offers (this run's context is {context}) — add e.g. --context rag:utterance:5, or drop --embeddings"
+        )));
+    }
+    let retrieval = match (&people.embeddings, context) {
+        (Some(e), _) => Some(e.manifest.clone()),
+        (None, ContextSetting::Rag { .. }) => Some(RetrievalManifest {
+            method: "bm25".into(),
+            model: None,
+            spec: None,
+            definition: None,
+        }),
+        (None, _) => None,
+    };
 
     let mut agents: Vec<AgentEntry> = Vec::new();
     let mut dirs: BTreeMap<String, String> = BTreeMap::new();
@@ -475,6 +578,7 @@ pub fn run_full(
             .iter()
             .any(|(t, _)| t.workspace.is_some())
             .then_some(config.replicas),
+        retrieval: retrieval.filter(|_| has_history),
     };
     let out = &config.out;
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
@@ -546,6 +650,7 @@ pub fn run_full(
             .is_some()
             .then_some(&make_colleagues as &ColleagueFactory<'_>),
         context,
+        embedder: people.embeddings.as_ref().map(|e| &e.embedder),
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -624,6 +729,14 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             show(new.context)
         ));
     }
+    if retrieval_label(old) != retrieval_label(new) {
+        let show = |r: Option<String>| r.unwrap_or_else(|| "none".into());
+        return Some(format!(
+            "retrieval {}, not {}",
+            show(retrieval_label(old)),
+            show(retrieval_label(new))
+        ));
+    }
     let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
     if specs(old) != specs(new) {
         return Some(format!("agents {:?}, not {:?}", specs(old), specs(new)));
@@ -689,6 +802,7 @@ pub fn write_summary(out: &Path) -> Result<Summary, RunError> {
     if run_json.is_file() {
         let manifest: RunManifest = rundir::read_json(&run_json)?;
         summary.context = manifest.context.map(|c| c.to_string());
+        summary.retrieval = retrieval_label(&manifest);
     }
     rundir::write_json(&out.join(rundir::SUMMARY_JSON), &summary)?;
     let report = bureau_report::render_markdown(&summary, &trials);

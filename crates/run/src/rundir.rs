@@ -51,6 +51,8 @@ pub const FEEDBACK_JSON: &str = "feedback.json";
 pub const FEEDBACK_CACHE: &str = "feedback-cache";
 /// Cached replies of LLM colleagues, one file per (model, prompt) hash.
 pub const COLLEAGUE_CACHE: &str = "colleague-cache";
+/// Cached embeddings of `--embeddings` retrieval, one file per (model, text) hash.
+pub const EMBEDDING_CACHE: &str = "embedding-cache";
 pub const TRAJECTORY_JSONL: &str = "trajectory.jsonl";
 pub const EVENTS_JSONL: &str = "events.jsonl";
 pub const ATTEMPT_JSON: &str = "attempt.json";

@@ -20,13 +20,14 @@ use bureau_check::{CheckProgram, Judge};
 use bureau_core::history::ContextSetting;
 use bureau_core::log::Actor;
 use bureau_core::result::{
-    AttemptRecord, DepGraphScore, FeedbackRecord, TrialResult, TrialScore, TrialStatus,
-    TurnFeedback, Usage,
+    AttemptRecord, DepGraphScore, FeedbackRecord, ModelTokens, TrialResult, TrialScore,
+    TrialStatus, TurnFeedback, Usage,
 };
 use bureau_core::task::{Task, check_rel_path};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
+use bureau_world::embed::Embedder;
 use bureau_world::memory::MemoryIndex;
 use bureau_world::people::ReplyPolicy;
 
@@ -83,14 +84,20 @@ pub struct Scoring<'a> {
     // -- workspace replicas (issue 5) --
     /// Replica pools for `[workspace]` tasks; `None` builds every world by copying.
     pub replicas: Option<&'a crate::replicas::Replicas>,
+    // -- dialogue history: retrieval --
+    /// Under `rag`: the embeddings model ranking `memory_search` results (`--embeddings`);
+    /// `None` = BM25.
+    pub embedder: Option<&'a Arc<dyn Embedder>>,
 }
 
 // -- dialogue history (OdysseyBench) --
 /// Apply the context setting to a freshly built world: under `rag` install the memory
-/// service; under `long` return the rendered history that goes before turn 1's prompt.
+/// service (ranked by `embedder` when given, else BM25); under `long` return the rendered
+/// history that goes before turn 1's prompt.
 pub fn apply_context(
     task: &Task,
     context: ContextSetting,
+    embedder: Option<&Arc<dyn Embedder>>,
     world: &mut World,
 ) -> Result<Option<String>, String> {
     let Some(history) = &task.history else {
@@ -100,8 +107,13 @@ pub fn apply_context(
         ContextSetting::None => Ok(None),
         ContextSetting::Long => Ok(Some(history.render(task.timezone))),
         ContextSetting::Rag { granularity, k } => {
-            let index = MemoryIndex::build(history, granularity, k, task.timezone)
-                .map_err(|e| format!("building the memory index ({context}): {e}"))?;
+            let index = match embedder {
+                Some(e) => {
+                    MemoryIndex::build_embedded(history, granularity, k, task.timezone, e.clone())
+                }
+                None => MemoryIndex::build(history, granularity, k, task.timezone),
+            }
+            .map_err(|e| format!("building the memory index ({context}): {e}"))?;
             world.set_memory(Some(index));
             Ok(None)
         }
@@ -251,10 +263,23 @@ pub fn run_attempt(
         error = Some(e.to_string());
     }
 
-    let usage = recorder
+    let mut usage = recorder
         .as_ref()
         .map(|r| usage_of(&r.steps()))
         .unwrap_or_default();
+    // -- dialogue history (OdysseyBench) --
+    if let Some(world) = &world
+        && let Some(memory) = lock(world).memory()
+    {
+        let e = memory.embedding_usage();
+        usage.embedding_requests = e.requests;
+        usage.embedding_tokens = e.tokens;
+    }
+    // ---- simulated people: what their models cost ----
+    if let Some(world) = &world {
+        usage.colleague_tokens = lock(world).reply_policy().usage().if_any();
+    }
+    usage.feedback_tokens = rounds.tokens.if_any();
     let (status, score) = match &error {
         Some(_) => (TrialStatus::Error, None),
         None => scored(&verdicts),
@@ -350,7 +375,7 @@ fn drive(
     .map_err(|e| format!("building the world: {e}"))?;
     // -- dialogue history (OdysseyBench) --
     let mut world = world;
-    let history_prefix = apply_context(task, scoring.context, &mut world)?;
+    let history_prefix = apply_context(task, scoring.context, scoring.embedder, &mut world)?;
     let world = Arc::new(Mutex::new(world));
     *world_slot = Some(world.clone());
     // ---- simulated colleagues (`--colleagues`) ----
@@ -420,6 +445,12 @@ fn drive(
             if let Some(why) = w.reply_policy().failure() {
                 return Err(format!("turn {n}: a simulated colleague failed: {why}"));
             }
+            // -- dialogue history (OdysseyBench) --
+            if let Some(why) = w.memory().and_then(|m| m.failure()) {
+                return Err(format!(
+                    "turn {n}: memory_search could not be served, the embeddings model failed: {why}"
+                ));
+            }
             let snap = w
                 .snapshot()
                 .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
@@ -484,6 +515,8 @@ pub(crate) struct Rounds {
     threshold: f64,
     record: Option<FeedbackRecord>,
     log: Option<Vec<serde_json::Value>>,
+    /// What the model writing the messages cost in this attempt.
+    tokens: ModelTokens,
 }
 
 impl Rounds {
@@ -500,6 +533,7 @@ impl Rounds {
                 turns: Vec::new(),
             }),
             log: on.then(Vec::new),
+            tokens: ModelTokens::default(),
         }
     }
 
@@ -538,9 +572,16 @@ impl Rounds {
         } else {
             Some(match feedback.writer {
                 None => feedback::template_message(task, round + 1, self.rounds, unit),
-                Some(w) => feedback::model_message(w, task, n, unit).map_err(|e| {
-                    format!("turn {n}: the simulated user could not write its feedback: {e}")
-                })?,
+                Some(w) => {
+                    let (m, tokens) =
+                        feedback::model_message_counted(w, task, n, unit).map_err(|e| {
+                            format!(
+                                "turn {n}: the simulated user could not write its feedback: {e}"
+                            )
+                        })?;
+                    self.tokens.add(tokens);
+                    m
+                }
             })
         };
         if let Some(log) = self.log.as_mut() {

@@ -13,6 +13,7 @@ pub mod base;
 pub mod calendar;
 pub mod chat;
 pub mod code;
+pub mod embed;
 mod error;
 mod events;
 pub mod files;
@@ -156,7 +157,11 @@ impl World {
         let mut specs = Self::tool_specs_for(&self.apps);
         // -- dialogue history (OdysseyBench) --
         if let Some(m) = &self.memory {
-            specs.push(tools::memory::spec(m.granularity().as_str(), m.k()));
+            specs.push(tools::memory::spec(
+                m.granularity().as_str(),
+                m.k(),
+                m.retrieval() != "bm25",
+            ));
             specs.sort_by(|a, b| a.name.cmp(&b.name));
         }
         specs

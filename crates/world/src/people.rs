@@ -144,6 +144,11 @@ pub trait ReplyPolicy: std::fmt::Debug + Send + Sync {
     fn failure(&self) -> Option<String> {
         None
     }
+
+    /// Model calls and tokens the policy spent so far (a model-played policy); default none.
+    fn usage(&self) -> bureau_core::result::ModelTokens {
+        bureau_core::result::ModelTokens::default()
+    }
 }
 
 /// The shipped policy, deterministic so that tasks are reproducible:

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use bureau_check::Judge;
+use bureau_core::result::ModelTokens;
 use bureau_world::people::{ChannelKind, Incoming, Person, Reply, ReplyPolicy};
 
 /// What the model answers when the colleague would not reply.
@@ -34,6 +35,7 @@ struct State {
     /// Per colleague (email): the exchanges so far, as lines of the transcript.
     conversations: BTreeMap<String, Vec<String>>,
     failure: Option<String>,
+    tokens: ModelTokens,
 }
 
 impl std::fmt::Debug for LlmColleagues {
@@ -147,10 +149,13 @@ impl ReplyPolicy for LlmColleagues {
         };
         let system = colleague_system(person);
         let user = colleague_prompt(&history, incoming);
-        let answer = self.model.complete(&system, &user);
+        let answer = self.model.complete_counted(&system, &user);
         let mut state = self.state();
         let text = match answer {
-            Ok(t) => t.trim().to_string(),
+            Ok((t, tokens)) => {
+                state.tokens.add(tokens);
+                t.trim().to_string()
+            }
             Err(e) => {
                 state.failure = Some(format!(
                     "{} ({}) could not answer: {e}",
@@ -172,6 +177,10 @@ impl ReplyPolicy for LlmColleagues {
 
     fn failure(&self) -> Option<String> {
         self.state().failure.clone()
+    }
+
+    fn usage(&self) -> ModelTokens {
+        self.state().tokens
     }
 }
 

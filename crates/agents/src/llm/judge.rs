@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use bureau_check::Judge;
+use bureau_core::result::ModelTokens;
 use reqwest::blocking::Client;
 
 use super::{CallParams, LlmAgent, LlmDefinition, Provider, anthropic, is_loopback, openai, retry};
@@ -57,6 +58,10 @@ impl Judge for LlmJudge {
     }
 
     fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+        self.complete_counted(system, user).map(|(a, _)| a)
+    }
+
+    fn complete_counted(&self, system: &str, user: &str) -> Result<(String, ModelTokens), String> {
         let def = &self.agent.def;
         let provider = def.model.provider;
         let messages = match provider {
@@ -106,7 +111,15 @@ impl Judge for LlmJudge {
             },
         );
         match outcome {
-            Ok(answer) => Ok(answer.parsed.text.unwrap_or_default()),
+            Ok(answer) => {
+                let usage = answer.parsed.usage;
+                let tokens = ModelTokens {
+                    calls: 1,
+                    input_tokens: usage.input_tokens,
+                    output_tokens: usage.output_tokens,
+                };
+                Ok((answer.parsed.text.unwrap_or_default(), tokens))
+            }
             Err(retry::CallError::OutOfTime) => Err(format!(
                 "no answer within {} s ({} retries)",
                 JUDGE_CALL_LIMIT.as_secs(),

@@ -24,6 +24,7 @@
 
 pub mod colleague;
 pub mod config;
+pub mod embeddings;
 pub mod judge;
 pub mod pricing;
 pub mod shell;
@@ -45,6 +46,7 @@ pub use config::{
     AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
     Sampling,
 };
+pub use embeddings::{EmbeddingsClient, EmbeddingsDefinition};
 pub use judge::LlmJudge;
 pub use pricing::{Totals, cost_usd};
 
@@ -95,12 +97,51 @@ pub(crate) struct ToolAnswer {
 }
 
 /// An API key: shown as `[redacted]` in debug output, never serialised.
-struct Secret(String);
+pub(crate) struct Secret(pub(crate) String);
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("[redacted]")
     }
+}
+
+/// The base URL and API key of a model definition: the definition's `base_url`, else
+/// `<PROVIDER>_BASE_URL`, else the provider's own; the key from `api_key_env`, else
+/// `<PROVIDER>_API_KEY`. The key is required unless the model is reached at a base URL of its
+/// own (a local server).
+pub(crate) fn resolve_endpoint(
+    def: &LlmDefinition,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(String, Option<Secret>), AgentError> {
+    let provider = def.model.provider;
+    let nonempty = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+    let (base, custom_base) = match (&def.base_url, nonempty(env(provider.base_url_env()))) {
+        (Some(b), _) => (b.clone(), true),
+        (None, Some(b)) => {
+            if !(b.starts_with("http://") || b.starts_with("https://")) {
+                return Err(AgentError::Config(format!(
+                    "{} is `{b}`, not an http(s) URL — set it to e.g. {}",
+                    provider.base_url_env(),
+                    provider.default_base_url()
+                )));
+            }
+            (b, true)
+        }
+        (None, None) => (provider.default_base_url().to_string(), false),
+    };
+    let key_env = def
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| provider.key_env().to_string());
+    let key = nonempty(env(&key_env)).map(Secret);
+    if key.is_none() && (def.api_key_env.is_some() || !custom_base) {
+        return Err(AgentError::Config(format!(
+            "{key_env} is not set — export the {provider} API key for `{}` in it (a local server needs no key: give its base_url or {})",
+            def.model,
+            provider.base_url_env()
+        )));
+    }
+    Ok((base, key))
 }
 
 /// The `llm` agent. Made by [`crate::AgentCatalog`] from a spec, or directly with
@@ -136,33 +177,7 @@ impl LlmAgent {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<LlmAgent, AgentError> {
         let provider = def.model.provider;
-        let nonempty = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
-        let (base, custom_base) = match (&def.base_url, nonempty(env(provider.base_url_env()))) {
-            (Some(b), _) => (b.clone(), true),
-            (None, Some(b)) => {
-                if !(b.starts_with("http://") || b.starts_with("https://")) {
-                    return Err(AgentError::Config(format!(
-                        "{} is `{b}`, not an http(s) URL — set it to e.g. {}",
-                        provider.base_url_env(),
-                        provider.default_base_url()
-                    )));
-                }
-                (b, true)
-            }
-            (None, None) => (provider.default_base_url().to_string(), false),
-        };
-        let key_env = def
-            .api_key_env
-            .clone()
-            .unwrap_or_else(|| provider.key_env().to_string());
-        let key = nonempty(env(&key_env)).map(Secret);
-        if key.is_none() && (def.api_key_env.is_some() || !custom_base) {
-            return Err(AgentError::Config(format!(
-                "{key_env} is not set — export the {provider} API key for `{}` in it (a local server needs no key: give its base_url or {})",
-                def.model,
-                provider.base_url_env()
-            )));
-        }
+        let (base, key) = resolve_endpoint(&def, env)?;
         let (shell, shell_unavailable) = if def.shell.enabled {
             match shell::confinement() {
                 Ok(c) => (Some(c), None),

@@ -4,6 +4,13 @@
 //! with the next scripted reply — a JSON body, an error status with `Retry-After`, a body cut
 //! off mid-way, a connection closed without an answer, or any of these after a delay.
 //!
+//! An OpenAI server also answers `POST /v1/embeddings` (not from the script): each input gets
+//! a deterministic vector, a hashed bag of its words ([`bow_vector`]), so texts sharing words
+//! are close and relevant units really rank first. The data come back in reverse order with
+//! their `index` (a client must put them back), with `usage.prompt_tokens` = the inputs'
+//! words. Faults are injected with [`FakeServer::fail_embeddings`]: each request takes the
+//! next fault while there is one.
+//!
 //! Bounded: the server stops when dropped, after `MAX_LIFETIME`, or after
 //! `MAX_CONNECTIONS` connections; each connection has read and write timeouts.
 
@@ -103,6 +110,7 @@ pub struct Received {
 #[derive(Default)]
 struct Shared {
     script: Mutex<VecDeque<Reply>>,
+    embedding_faults: Mutex<VecDeque<Reply>>,
     received: Mutex<Vec<Received>>,
     violations: Mutex<Vec<String>>,
 }
@@ -168,6 +176,109 @@ impl FakeServer {
     pub fn unused(&self) -> usize {
         self.shared.script.lock().unwrap().len()
     }
+
+    /// Answer the next embeddings requests with these faults, in order, then normally again.
+    pub fn fail_embeddings(&self, faults: Vec<Reply>) {
+        self.shared.embedding_faults.lock().unwrap().extend(faults);
+    }
+
+    /// Requests received on `/v1/embeddings`.
+    pub fn embedding_requests(&self) -> Vec<Received> {
+        self.received()
+            .into_iter()
+            .filter(|r| r.path == EMBEDDINGS_PATH)
+            .collect()
+    }
+}
+
+const EMBEDDINGS_PATH: &str = "/v1/embeddings";
+
+/// Dimensions of the fake embeddings.
+pub const BOW_DIMENSIONS: usize = 256;
+
+/// Words that carry no topic.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "for", "from", "i", "in", "is",
+    "it", "me", "my", "of", "on", "or", "our", "so", "that", "the", "this", "to", "we", "what",
+    "when", "which", "with", "you", "your",
+];
+
+/// The words of `text` that count: lower-cased alphanumeric runs, stop words dropped, a final
+/// `s` cut (a crude stemmer: "moves" and "move" are one word).
+pub fn bow_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !STOP_WORDS.contains(w))
+        .map(|w| {
+            if w.len() > 3 && w.ends_with('s') {
+                w[..w.len() - 1].to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A hashed bag of words (FNV-1a of each word, modulo [`BOW_DIMENSIONS`]).
+pub fn bow_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; BOW_DIMENSIONS];
+    for w in bow_words(text) {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in w.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        v[(h % BOW_DIMENSIONS as u64) as usize] += 1.0;
+    }
+    v
+}
+
+/// The embeddings answer to `req`, as OpenAI writes it (data reversed, with their index).
+fn embeddings_body(req: &Received) -> Value {
+    let inputs: Vec<String> = match &req.body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").to_string())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": bow_vector(t)}))
+        .collect();
+    data.reverse();
+    let tokens: usize = inputs.iter().map(|t| t.split_whitespace().count()).sum();
+    json!({
+        "object": "list",
+        "data": data,
+        "model": req.body["model"],
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens}
+    })
+}
+
+/// The rules of the embeddings route: the key, a model, and `input` a non-empty string or a
+/// non-empty array (at most 2048) of non-empty strings.
+fn check_embeddings(key: Option<&str>, req: &Received) -> Result<(), String> {
+    if let Some(key) = key
+        && req.headers.get("authorization") != Some(&format!("Bearer {key}"))
+    {
+        return Err("auth: Incorrect API key provided".into());
+    }
+    match &req.body["input"] {
+        Value::String(s) if !s.is_empty() => Ok(()),
+        Value::Array(a)
+            if !a.is_empty()
+                && a.len() <= 2048
+                && a.iter().all(|v| v.as_str().is_some_and(|s| !s.is_empty())) =>
+        {
+            Ok(())
+        }
+        other => Err(format!(
+            "'$.input' is invalid: {other} — give a non-empty string or an array of 1 to 2048 non-empty strings"
+        )),
+    }
 }
 
 impl Drop for FakeServer {
@@ -226,6 +337,28 @@ fn serve(
         return Ok(());
     };
     shared.received.lock().unwrap().push(req.clone());
+    if wire == Wire::OpenAi && req.path == EMBEDDINGS_PATH {
+        let checked = check_basics(&req).and_then(|()| check_embeddings(key, &req));
+        if let Err(problem) = checked {
+            shared.violations.lock().unwrap().push(problem.clone());
+            let status = if problem.starts_with("auth:") {
+                401
+            } else {
+                400
+            };
+            return write_json(
+                &mut stream,
+                status,
+                &[],
+                &error_body(wire, status, &problem),
+            );
+        }
+        let fault = shared.embedding_faults.lock().unwrap().pop_front();
+        return match fault {
+            Some(reply) => answer(&mut stream, reply),
+            None => write_json(&mut stream, 200, &[], &embeddings_body(&req)),
+        };
+    }
     if let Err(problem) = check(wire, key, &req) {
         shared.violations.lock().unwrap().push(problem.clone());
         let status = if problem.starts_with("auth:") {
@@ -354,6 +487,15 @@ fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Received>> {
 
 /// The rules of each wire format that a real API enforces and a client can break.
 fn check(wire: Wire, key: Option<&str>, req: &Received) -> Result<(), String> {
+    check_basics(req)?;
+    match wire {
+        Wire::OpenAi => check_openai(key, req),
+        Wire::Anthropic => check_anthropic(key, req),
+    }
+}
+
+/// POST, JSON, and a model: every route's rules.
+fn check_basics(req: &Received) -> Result<(), String> {
     if req.method != "POST" {
         return Err(format!("method {} — the API takes POST", req.method));
     }
@@ -365,10 +507,7 @@ fn check(wire: Wire, key: Option<&str>, req: &Received) -> Result<(), String> {
     if model.is_empty() {
         return Err("`model` is missing".into());
     }
-    match wire {
-        Wire::OpenAi => check_openai(key, req),
-        Wire::Anthropic => check_anthropic(key, req),
-    }
+    Ok(())
 }
 
 fn valid_tool_name(name: &str) -> bool {

@@ -13,16 +13,21 @@ use crate::World;
 
 pub const SEARCH: &str = "memory_search";
 
-/// The spec of `memory_search` for an index returning at most `k` units.
-pub fn spec(granularity: &str, k: u32) -> ToolSpec {
+/// The spec of `memory_search` for an index returning at most `k` units, ranked by BM25 or
+/// (`embeddings`) by semantic similarity.
+pub fn spec(granularity: &str, k: u32, embeddings: bool) -> ToolSpec {
+    let ranking = if embeddings {
+        "semantic similarity of embeddings; write the query as a question or a description"
+    } else {
+        "BM25 keyword ranking; words are OR-ed, English stemming"
+    };
     ToolSpec {
         name: SEARCH.to_string(),
         description: format!(
             "Search your memory of earlier conversations with the user (dialogue history, \
-             stored as {granularity} units). Returns the best-matching units (BM25 keyword \
-             ranking; words are OR-ed, English stemming) with their session id, time and text, \
-             best first. Use it for details the request leaves out: preferences, agreed \
-             numbers, names, constraints stated on earlier days."
+             stored as {granularity} units). Returns the best-matching units ({ranking}) with \
+             their session id, time and text, best first. Use it for details the request leaves \
+             out: preferences, agreed numbers, names, constraints stated on earlier days."
         ),
         input_schema: schema(
             &[
