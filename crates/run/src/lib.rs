@@ -628,12 +628,10 @@ pub fn run_full(
             None => Box::new(bureau_world::people::DeterministicPolicy),
         }
     };
+    let workers = config.concurrency.max(1).min(jobs.len().max(1));
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
-    let replicas = Replicas::new(
-        config.replicas,
-        config.concurrency.max(1).min(jobs.len().max(1)),
-    );
+    let replicas = Replicas::new(config.replicas, workers);
     let scoring = trial::Scoring {
         replicas: Some(&replicas),
         limits: CheckLimits::default(),
@@ -655,7 +653,6 @@ pub fn run_full(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<RunError>> = Mutex::new(None);
-    let workers = config.concurrency.max(1).min(jobs.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {

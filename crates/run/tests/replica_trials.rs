@@ -42,7 +42,7 @@ fn run_mode(target: &str, mode: ReplicaMode, epochs: u32, concurrency: usize) ->
     out
 }
 
-/// task/epoch → (status, verdicts.json, changed-files part of outputs.json) of every trial.
+/// task/epoch → (status, verdicts.json) of every trial.
 fn verdicts(out: &Path) -> BTreeMap<String, (TrialStatus, String)> {
     let mut m = BTreeMap::new();
     for entry in std::fs::read_dir(out.join("trials")).unwrap() {

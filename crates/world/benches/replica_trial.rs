@@ -58,17 +58,13 @@ file_exists = "answer.md"
 /// 20 agent-like changes: 10 edits, 5 new files, 5 deletions.
 fn agent_changes(w: &World, victims: &[String]) {
     let ws = w.workspace();
+    std::fs::create_dir_all(ws.join("out")).unwrap();
     for (i, v) in victims.iter().enumerate() {
         let p = ws.join(v);
         match i % 4 {
             0 | 1 => std::fs::write(&p, format!("edited {i}\n")).unwrap(),
             2 => std::fs::remove_file(&p).unwrap(),
-            _ => std::fs::write(ws.join(format!("out/new-{i}.md")), "new\n")
-                .or_else(|_| {
-                    std::fs::create_dir_all(ws.join("out"))?;
-                    std::fs::write(ws.join(format!("out/new-{i}.md")), "new\n")
-                })
-                .unwrap(),
+            _ => std::fs::write(ws.join(format!("out/new-{i}.md")), "new\n").unwrap(),
         }
     }
 }

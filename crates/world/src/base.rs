@@ -10,7 +10,7 @@
 //!   the blob store (the base holds them); restoring a snapshot takes a missing blob from the
 //!   base by content hash.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -115,11 +115,6 @@ impl BaseLayer {
     /// The files: path → record.
     pub fn files(&self) -> &BTreeMap<String, FileRecord> {
         &self.manifest.files
-    }
-
-    /// The directories.
-    pub fn dirs(&self) -> &BTreeSet<String> {
-        &self.manifest.dirs
     }
 
     /// Does the base hold this content?

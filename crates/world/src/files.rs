@@ -24,13 +24,11 @@ pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct Files {
     root: PathBuf,
-    /// The directory paths are joined to: `root` canonicalized, or `root` as given when the
-    /// canonical form is another directory — a replica's workspace reached through
-    /// `/proc/<pid>/root/...` (another mount namespace), where the kernel's name for the path
-    /// does not lead back to it.
+    /// The directory paths are joined to, and the absolute name a symbolic link may use to
+    /// point inside the workspace: `root` canonicalized, or `root` as given when the canonical
+    /// form is another directory — a replica's workspace reached through `/proc/<pid>/root/...`
+    /// (another mount namespace), where the kernel's name for the path does not lead back to it.
     canonical_root: PathBuf,
-    /// Absolute names of the workspace an absolute symbolic link may use to point inside it.
-    absolute_names: Vec<PathBuf>,
 }
 
 impl Files {
@@ -41,14 +39,13 @@ impl Files {
         let same = |p: &Path| {
             std::fs::metadata(p).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
         };
-        let (canonical_root, absolute_names) = match root.canonicalize() {
-            Ok(c) if same(&c) => (c.clone(), vec![c]),
-            _ => (root.clone(), vec![root.clone()]),
+        let canonical_root = match root.canonicalize() {
+            Ok(c) if same(&c) => c,
+            _ => root.clone(),
         };
         Ok(Files {
             root,
             canonical_root,
-            absolute_names,
         })
     }
 
@@ -111,11 +108,9 @@ impl Files {
                     }
                     let target = std::fs::read_link(&here).map_err(|_| broken())?;
                     let target = if target.is_absolute() {
-                        let inside = self
-                            .absolute_names
-                            .iter()
-                            .find_map(|n| target.strip_prefix(n).ok())
-                            .ok_or_else(outside)?;
+                        let inside = target
+                            .strip_prefix(&self.canonical_root)
+                            .map_err(|_| outside())?;
                         done.clear();
                         inside.to_path_buf()
                     } else {

@@ -2,67 +2,15 @@
 //! without `.bureau/`), the task's own files on top, and file_deps checked against the tree.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
-use bureau_core::task::{Task, WORKSPACE_FILES, WORKSPACE_PERSONAS};
+mod common;
+
+use bureau_core::task::{WORKSPACE_FILES, WORKSPACE_PERSONAS};
 use bureau_gen::{GenSpec, Persona};
 use bureau_world::World;
 use bureau_world::generated::{cache_key, cache_root};
-
-/// All tests of this binary share one private cache directory.
-fn cache() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap().keep();
-        // SAFETY: set once, before any test of this binary reads it (all go through here).
-        unsafe { std::env::set_var("BUREAU_CACHE_DIR", &d) };
-        d
-    })
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn task(dir: &Path, file_deps: &str) -> Task {
-    cache();
-    write(
-        &dir.join("task.toml"),
-        &format!(
-            r#"
-id = "t"
-title = "T"
-persona = "researcher"
-category = "workspace"
-difficulty = "easy"
-{file_deps}
-
-[workspace]
-persona = "researcher"
-files = 120
-seed = 7
-
-[user]
-name = "Dana Reyes"
-email = "dana@northwind.test"
-
-[[turn]]
-at = 2026-03-02T09:00:00
-prompt = "Day one."
-
-[[rubric]]
-id = "x"
-description = "x"
-kind = "result"
-file_exists = "answer.md"
-"#
-        ),
-    );
-    write(&dir.join("world/files/task-notes.md"), "from the task\n");
-    Task::load(dir).unwrap()
-}
+use common::task;
 
 /// Every file under `root` (relative path → bytes).
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {

@@ -5,65 +5,18 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::path::Path;
+use std::sync::Arc;
+
+mod common;
 
 use bureau_core::log::Actor;
 use bureau_core::task::Task;
 use bureau_replica::{Backend, Baseline, Pool, PoolOptions};
 use bureau_world::generated::{baseline_tree, check_tree};
 use bureau_world::{BaseLayer, World};
+use common::task;
 use serde_json::json;
-
-/// All tests of this binary share one private cache directory.
-fn cache() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap().keep();
-        // SAFETY: set once, before any test of this binary reads it (all go through here).
-        unsafe { std::env::set_var("BUREAU_CACHE_DIR", &d) };
-        d
-    })
-}
-
-fn task(dir: &Path) -> Task {
-    cache();
-    let write = |p: &Path, text: &str| {
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        &dir.join("task.toml"),
-        r#"
-id = "t"
-title = "T"
-persona = "researcher"
-category = "workspace"
-difficulty = "easy"
-
-[workspace]
-persona = "researcher"
-files = 120
-seed = 7
-
-[user]
-name = "Dana Reyes"
-email = "dana@northwind.test"
-
-[[turn]]
-at = 2026-03-02T09:00:00
-prompt = "Day one."
-
-[[rubric]]
-id = "x"
-description = "x"
-kind = "result"
-file_exists = "answer.md"
-"#,
-    );
-    write(&dir.join("world/files/task-notes.md"), "from the task\n");
-    Task::load(dir).unwrap()
-}
 
 fn pool(t: &Task, backend: Backend) -> (Pool, Arc<BaseLayer>) {
     let ws = t.workspace.as_ref().unwrap();
@@ -132,7 +85,7 @@ fn blob_count(root: &Path) -> usize {
 
 fn same_as_a_copied_world(backend: Backend) {
     let d = tempfile::tempdir().unwrap();
-    let t = task(d.path());
+    let t = task(d.path(), "");
     let (pool, base) = pool(&t, backend);
 
     let plain_root = tempfile::tempdir().unwrap();
@@ -233,7 +186,7 @@ fn a_world_on_a_portable_replica_is_the_same_as_a_copied_one() {
 #[test]
 fn only_a_workspace_task_is_built_on_a_replica() {
     let d = tempfile::tempdir().unwrap();
-    let t = task(d.path());
+    let t = task(d.path(), "");
     let (pool, base) = pool(&t, Backend::Portable);
     let mut plain = t.clone();
     plain.workspace = None;
