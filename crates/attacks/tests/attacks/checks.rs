@@ -1,0 +1,1 @@
+//! Attacks: checks. See docs/security.md.

@@ -1,0 +1,1 @@
+//! Attacks: documents. See docs/security.md.

@@ -1,0 +1,1 @@
+//! Attacks: files. See docs/security.md.

@@ -1,0 +1,1 @@
+//! Attacks: git. See docs/security.md.

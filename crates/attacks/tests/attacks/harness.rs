@@ -1,0 +1,1 @@
+//! Attacks: harness. See docs/security.md.

@@ -1,0 +1,11 @@
+//! The attack suite: one binary, one module per family. See `docs/security.md`.
+
+mod checks;
+mod documents;
+mod files;
+mod git;
+mod harness;
+mod mcp_stdio;
+mod run;
+mod services;
+mod shell;

@@ -1,0 +1,1 @@
+//! Attacks: mcp_stdio. See docs/security.md.

@@ -1,0 +1,1 @@
+//! Attacks: run. See docs/security.md.

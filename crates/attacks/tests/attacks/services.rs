@@ -1,0 +1,1 @@
+//! Attacks: services. See docs/security.md.

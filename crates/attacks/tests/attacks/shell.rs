@@ -1,0 +1,1 @@
+//! Attacks: shell. See docs/security.md.
