@@ -73,7 +73,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[cfg(target_os = "linux")]
+pub mod cgroup;
+#[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod mounts;
 #[cfg(not(target_os = "linux"))]
 mod other;
 
@@ -130,6 +134,9 @@ pub enum LimitHit {
     Output,
     /// The shell was killed for exceeding its CPU time (`SIGXCPU`/`SIGKILL` at the limit).
     Cpu,
+    /// The command's cgroup reached its memory limit and the kernel's OOM killer killed a
+    /// process of it.
+    Memory,
 }
 
 impl LimitHit {
@@ -139,6 +146,7 @@ impl LimitHit {
             LimitHit::Wall => "wall",
             LimitHit::Output => "output",
             LimitHit::Cpu => "cpu",
+            LimitHit::Memory => "memory",
         }
     }
 }
@@ -187,6 +195,10 @@ impl ShellOutcome {
                 "output limit exceeded: the command and its processes were killed".to_string(),
             ),
             Some(LimitHit::Cpu) => parts.push("CPU-time limit exceeded".to_string()),
+            Some(LimitHit::Memory) => parts.push(
+                "memory limit of the whole command reached: the kernel killed a process of it"
+                    .to_string(),
+            ),
             None => {}
         }
         for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
@@ -252,6 +264,9 @@ pub enum ShellError {
     },
     #[error(transparent)]
     Unavailable(#[from] ShellUnavailable),
+    #[cfg(target_os = "linux")]
+    #[error("the command's cgroup: {0}")]
+    Cgroup(#[from] cgroup::CgroupError),
 }
 
 /// What confinement this machine offers, found by [`Confinement::probe`]; runs commands.

@@ -2,6 +2,7 @@
 //! between `fork` and `exec`; the parent watches output, a pidfd and the wall clock with `poll`.
 //! See the crate docs for the design.
 
+use std::ffi::CString;
 use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -22,6 +23,8 @@ use rustix::io::Errno;
 use rustix::process::{Pid, Resource, Rlimit, Signal};
 use rustix::thread::{CapabilitySet, CapabilitySets, UnshareFlags};
 
+use crate::cgroup::{Cgroup, CgroupLimits, Cgroups};
+use crate::mounts::{Access as Masks, Owner, SelfMap, View};
 use crate::{Captured, LimitHit, ShellError, ShellLimits, ShellOutcome, ShellUnavailable};
 
 /// As root, each command runs as uid (and gid) `UID_BASE + <its pid>`: a uid no other process
@@ -43,9 +46,9 @@ const KEEP_CAPS: CapabilitySet = CapabilitySet::DAC_OVERRIDE.union(CapabilitySet
 const DRAIN: Duration = Duration::from_secs(2);
 
 /// The child's setup steps, in order; the child writes the step's index to a pipe before it.
-const STEPS: [&str; 13] = [
+const STEPS: [&str; 25] = [
     "setsid",
-    "unshare (network, IPC and, for a non-root caller, user namespaces)",
+    "unshare (mount, network, IPC and, for a non-root caller, user namespaces)",
     "drop capabilities from the bounding set",
     "keep capabilities across the uid change",
     "setgroups",
@@ -57,20 +60,49 @@ const STEPS: [&str; 13] = [
     "landlock_restrict_self",
     "exec /bin/sh",
     "enter the replica's user and mount namespaces (setns, chdir)",
+    "close inherited descriptors (close_range)",
+    "join the command's cgroup",
+    "make the mounts private",
+    "clone the workspace mount (open_tree)",
+    "id-map the workspace (a user namespace mapping root to the command's uid, mount_setattr)",
+    "mount the new root (tmpfs)",
+    "bind the system's tool paths read-only and the device nodes",
+    "mount the private /tmp (tmpfs)",
+    "mount /proc",
+    "add the Landlock rules for the new root",
+    "pivot_root into the new root",
+    "write the user namespace's uid and gid maps",
 ];
-const STEP_SETSID: u8 = 0;
-const STEP_UNSHARE: u8 = 1;
-const STEP_BOUNDING: u8 = 2;
-const STEP_KEEPCAPS: u8 = 3;
-const STEP_GROUPS: u8 = 4;
-const STEP_GID: u8 = 5;
-const STEP_UID: u8 = 6;
-const STEP_CAPSET: u8 = 7;
-const STEP_AMBIENT: u8 = 8;
-const STEP_RLIMIT: u8 = 9;
-const STEP_LANDLOCK: u8 = 10;
-const STEP_EXEC: u8 = 11;
-const STEP_ENTER: u8 = 12;
+
+/// Step indices (see [`STEPS`]).
+pub(crate) mod steps {
+    pub(crate) const STEP_SETSID: u8 = 0;
+    pub(crate) const STEP_UNSHARE: u8 = 1;
+    pub(crate) const STEP_BOUNDING: u8 = 2;
+    pub(crate) const STEP_KEEPCAPS: u8 = 3;
+    pub(crate) const STEP_GROUPS: u8 = 4;
+    pub(crate) const STEP_GID: u8 = 5;
+    pub(crate) const STEP_UID: u8 = 6;
+    pub(crate) const STEP_CAPSET: u8 = 7;
+    pub(crate) const STEP_AMBIENT: u8 = 8;
+    pub(crate) const STEP_RLIMIT: u8 = 9;
+    pub(crate) const STEP_LANDLOCK: u8 = 10;
+    pub(crate) const STEP_EXEC: u8 = 11;
+    pub(crate) const STEP_ENTER: u8 = 12;
+    pub(crate) const STEP_CLOSE: u8 = 13;
+    pub(crate) const STEP_CGROUP: u8 = 14;
+    pub(crate) const STEP_PRIVATE: u8 = 15;
+    pub(crate) const STEP_WORKSPACE: u8 = 16;
+    pub(crate) const STEP_IDMAP: u8 = 17;
+    pub(crate) const STEP_ROOT: u8 = 18;
+    pub(crate) const STEP_BINDS: u8 = 19;
+    pub(crate) const STEP_TMP: u8 = 20;
+    pub(crate) const STEP_PROC: u8 = 21;
+    pub(crate) const STEP_LANDLOCK_RULES: u8 = 22;
+    pub(crate) const STEP_PIVOT: u8 = 23;
+    pub(crate) const STEP_MAPS: u8 = 24;
+}
+use steps::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -84,6 +116,9 @@ enum Mode {
 pub(crate) struct Linux {
     mode: Mode,
     landlock: String,
+    /// The cgroup hierarchies usable for one cgroup per command (none for most non-root
+    /// callers: the limits are then per process).
+    cgroups: Cgroups,
 }
 
 /// Everything the child needs, prepared in the parent (the child must not allocate).
@@ -95,7 +130,24 @@ struct Plan {
     /// A replica's namespaces to enter first (the workspace is then its merged directory as
     /// seen inside, and the entry's `chdir` sets the working directory).
     entry: Option<Arc<NsEntry>>,
+    /// The `cgroup.procs` files the child writes `0` to (its cgroup), when there is one.
+    cgroup_procs: Vec<CString>,
+    /// The command's own file-system view (not for a replica entry: see docs/shell.md).
+    view: Option<PivotPlan>,
 }
+
+/// The mount namespace and pivot_root path: the view, the raw Landlock ruleset (rules are
+/// added in the child, on the new mounts) and, for a non-root caller, its uid/gid maps.
+struct PivotPlan {
+    view: View,
+    ruleset: OwnedFd,
+    access: Masks,
+    self_map: Option<SelfMap>,
+}
+
+/// The size of the command's private `/tmp` (a tmpfs; its pages count against the memory
+/// cgroup too).
+const TMP_BYTES: u64 = 64 << 20;
 
 impl Linux {
     pub(crate) fn probe() -> Result<Linux, ShellUnavailable> {
@@ -118,7 +170,11 @@ impl Linux {
         let (Some(landlock), true) = (landlock, missing.is_empty()) else {
             return Err(ShellUnavailable { missing });
         };
-        let linux = Linux { mode, landlock };
+        let linux = Linux {
+            mode,
+            landlock,
+            cgroups: Cgroups::probe(),
+        };
         // Set the whole confinement up once, around `exit 0`.
         let dir = tempfile::tempdir().map_err(|e| ShellUnavailable {
             missing: vec![format!("a temporary directory for the probe: {e}")],
@@ -149,19 +205,45 @@ impl Linux {
         let who = match self.mode {
             Mode::Root => format!(
                 "caller is root: the command runs as its own unprivileged uid ({UID_BASE} + pid) \
-                 with only CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, in a new network namespace"
+                 with no capability; the workspace is an id-mapped mount owned by that uid"
             ),
-            Mode::User => "caller is not root: the command runs in new user and network \
-                           namespaces"
+            Mode::User => "caller is not root: the command runs in new user, mount and \
+                           network namespaces, as the caller's uid, with no capability"
                 .to_string(),
+        };
+        let proc = match self.mode {
+            Mode::Root => "a fresh /proc showing only the command's own processes (hidepid)",
+            Mode::User => "the host's /proc (a non-root caller cannot mount a fresh one)",
+        };
+        let whole = if self.cgroups.limits_memory() && self.cgroups.limits_processes() {
+            format!(
+                "memory and processes limited for the whole command (one cgroup per command: {})",
+                self.cgroups.describe()
+            )
+        } else {
+            format!(
+                "memory and processes limited per process only (rlimits): {}",
+                self.cgroups.missing().join("; ")
+            )
         };
         vec![
             format!("{SHELL} -c <command>, working directory = the workspace, environment cleared"),
+            format!(
+                "file system: a mount namespace holding only the workspace (read-write), \
+                 read-only /usr, /bin, /sbin, /lib*, /etc, /dev/null|zero|full|random|urandom, \
+                 a private /tmp of {} MiB and {proc} (not for an overlay replica, where the \
+                 host's tree stays visible read-only)",
+                TMP_BYTES >> 20
+            ),
             self.landlock.clone(),
             "network: a fresh network namespace (loopback only, down)".to_string(),
             who,
-            "rlimits: CPU time, address space, file size, processes; no core files".to_string(),
-            "wall time and output caps enforced by killing the whole process group".to_string(),
+            whole,
+            "rlimits: CPU time, address space, file size (per file), processes; no core files"
+                .to_string(),
+            "no descriptor above 2 is inherited".to_string(),
+            "wall time and output caps enforced by killing the whole process group and cgroup"
+                .to_string(),
         ]
     }
 
@@ -209,6 +291,40 @@ impl Linux {
         self.spawn_confined(command, view, Some(Arc::clone(entry)), limits)
     }
 
+    /// Prepares the command's own view of the file system (see [`crate::mounts`]) and a
+    /// Landlock ruleset with no rule yet (the child adds them on the new mounts).
+    fn pivot_plan(&self, ws: &Path) -> Result<PivotPlan, ShellError> {
+        let owner = match self.mode {
+            // The command's uid (UID_BASE + its pid) is known only in the child, which
+            // passes it to `View::build`.
+            Mode::Root => Owner::IdMapped,
+            Mode::User => Owner::Caller,
+        };
+        let view = View::prepare(ws, owner, TMP_BYTES).map_err(|source| ShellError::Workspace {
+            path: ws.to_path_buf(),
+            source,
+        })?;
+        let created = bare_ruleset().map_err(ShellError::Landlock)?;
+        let ruleset = Option::<OwnedFd>::from(created)
+            .ok_or_else(|| ShellError::Landlock("Landlock is not enforced here".to_string()))?;
+        let self_map = match self.mode {
+            Mode::Root => None,
+            Mode::User => Some(
+                SelfMap::new(
+                    rustix::process::getuid().as_raw(),
+                    rustix::process::getgid().as_raw(),
+                )
+                .map_err(|e| io_err("uid map", e))?,
+            ),
+        };
+        Ok(PivotPlan {
+            view,
+            ruleset,
+            access: access_masks(),
+            self_map,
+        })
+    }
+
     fn spawn_confined(
         &self,
         command: &str,
@@ -219,10 +335,30 @@ impl Linux {
         if command.contains('\0') {
             return Err(ShellError::NulByte);
         }
-        let ruleset = ruleset(ws).map_err(ShellError::Landlock)?;
         let (step_r, step_w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
             .map_err(|e| io_err("creating the setup pipe", e.into()))?;
-        let plan = Plan {
+        // One cgroup per command, where a hierarchy is writable: memory and processes of the
+        // whole command, and a kill that reaches every process of it.
+        let cgroup = if self.cgroups.kills_all()
+            || self.cgroups.limits_memory()
+            || self.cgroups.limits_processes()
+        {
+            Some(self.cgroups.create(
+                "shell",
+                &CgroupLimits {
+                    memory_bytes: Some(limits.memory_bytes),
+                    max_processes: Some(limits.max_processes),
+                },
+            )?)
+        } else {
+            None
+        };
+        let (legacy, view) = if entry.is_some() {
+            (Some(ruleset(ws).map_err(ShellError::Landlock)?), None)
+        } else {
+            (None, Some(self.pivot_plan(ws)?))
+        };
+        let mut plan = Plan {
             mode: self.mode,
             step_fd: step_w.as_raw_fd(),
             unshare: match self.mode {
@@ -231,8 +367,17 @@ impl Linux {
             },
             rlimits: rlimits(limits),
             entry,
+            cgroup_procs: cgroup
+                .as_ref()
+                .map(|g| g.procs_files().to_vec())
+                .unwrap_or_default(),
+            view,
         };
-        let mut ruleset = Some(ruleset);
+        if plan.view.is_some() {
+            plan.unshare |= UnshareFlags::NEWNS;
+        }
+        let ws_inside = ws.to_path_buf();
+        let mut ruleset = legacy;
         let mut cmd = Command::new(SHELL);
         cmd.arg("-c").arg(command);
         // With an entry, std must not chdir (it would, before `pre_exec`, into this
@@ -245,7 +390,12 @@ impl Linux {
             .env("LANG", "C.UTF-8")
             .env(
                 "HOME",
-                std::env::var_os("HOME").unwrap_or_else(|| "/".into()),
+                if plan.view.is_some() {
+                    // The caller's home is not in the command's view.
+                    ws_inside.into_os_string()
+                } else {
+                    std::env::var_os("HOME").unwrap_or_else(|| "/".into())
+                },
             )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -288,7 +438,7 @@ impl Linux {
         {
             Ok(fd) => fd,
             Err(e) => {
-                kill_all(pid, uid);
+                kill_all(pid, uid, cgroup.as_ref());
                 let _ = child.wait();
                 return Err(io_err("pidfd_open", e.into()));
             }
@@ -303,7 +453,7 @@ impl Linux {
             let now = Instant::now();
             if now >= deadline && !killed {
                 limit = limit.or(Some(LimitHit::Wall));
-                kill_all(pid, uid);
+                kill_all(pid, uid, cgroup.as_ref());
                 killed = true;
             }
             let wait = if killed {
@@ -315,7 +465,7 @@ impl Linux {
                 .map_err(|e| io_err("poll", e.into()))?;
             if (out.over || err.over) && !killed {
                 limit = limit.or(Some(LimitHit::Output));
-                kill_all(pid, uid);
+                kill_all(pid, uid, cgroup.as_ref());
                 killed = true;
             }
             if exited {
@@ -327,7 +477,7 @@ impl Linux {
             }
         }
         // The shell is gone: kill whatever it left running, then drain the pipes.
-        kill_all(pid, uid);
+        kill_all(pid, uid, cgroup.as_ref());
         let drain_until = Instant::now() + DRAIN;
         while out.open() || err.open() {
             let now = Instant::now();
@@ -337,12 +487,20 @@ impl Linux {
             poll_once(None, &mut out, &mut err, drain_until - now)
                 .map_err(|e| io_err("poll", e.into()))?;
         }
-        let leftover_processes = reap_leftovers(pid, uid);
+        let mut leftover_processes = reap_leftovers(pid, uid, cgroup.as_ref());
+        let oom = cgroup.as_ref().is_some_and(|g| g.oom_killed());
+        if let Some(group) = cgroup {
+            leftover_processes = leftover_processes.max(group.pids().len());
+            group.remove();
+        }
         let wall = start.elapsed();
         let status = status.ok_or_else(|| io_err("waiting for the shell", Errno::CHILD.into()))?;
         let signal = status.signal();
         if limit.is_none() && signal == Some(Signal::XCPU.as_raw()) {
             limit = Some(LimitHit::Cpu);
+        }
+        if limit.is_none() && oom {
+            limit = Some(LimitHit::Memory);
         }
         Ok(ShellOutcome {
             exit_code: status.code(),
@@ -437,6 +595,42 @@ fn ruleset(workspace: &Path) -> Result<RulesetCreated, String> {
         .map_err(|e| format!("Landlock rules: {e}"))
 }
 
+/// A ruleset handling every file-system right (ABI 3 at least), TCP and the scopes the kernel
+/// knows, with no rule: the child adds its rules on the new mounts ([`crate::mounts`]).
+fn bare_ruleset() -> Result<RulesetCreated, String> {
+    Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(MIN_ABI))
+        .and_then(|r| {
+            r.set_compatibility(CompatLevel::BestEffort)
+                .handle_access(AccessFs::from_all(BEST_ABI))
+        })
+        .and_then(|r| r.handle_access(AccessNet::from_all(BEST_ABI)))
+        .and_then(|r| r.scope(Scope::from_all(BEST_ABI)))
+        .and_then(|r| r.create())
+        .map_err(|e| format!("Landlock ABI 3 or later is needed: {e}"))
+}
+
+/// The Landlock access masks for the kernel's ABI (capped at the newest one used), so that
+/// the child's rules are subsets of what [`bare_ruleset`] handles.
+fn access_masks() -> Masks {
+    // SAFETY: the version query of landlock_create_ruleset takes no pointer.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    let abi = ABI::from(version.clamp(0, 6) as i32);
+    Masks {
+        read: AccessFs::from_read(abi).bits(),
+        all: AccessFs::from_all(abi).bits(),
+        file: (AccessFs::from_file(abi) & !AccessFs::Execute).bits(),
+    }
+}
+
 /// The rlimits, clamped to the caller's hard limits (which only a privileged process may raise).
 fn rlimits(limits: &ShellLimits) -> [(Resource, Rlimit); 5] {
     let clamp = |resource: Resource, soft: u64, hard: u64| {
@@ -473,6 +667,95 @@ fn mark(plan: &Plan, step: u8) {
 fn confine(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> {
     mark(plan, STEP_SETSID);
     rustix::process::setsid()?;
+    // Nothing of Bureau's but stdin/stdout/stderr reaches the command: every other descriptor
+    // (the setup pipe, the Landlock ruleset, whatever the caller left open without
+    // close-on-exec) is closed by `exec`.
+    mark(plan, STEP_CLOSE);
+    // SAFETY: plain system call.
+    if unsafe { libc::close_range(3, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC as i32) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if !plan.cgroup_procs.is_empty() {
+        mark(plan, STEP_CGROUP);
+        Cgroup::join_self(&plan.cgroup_procs)?;
+    }
+    match &plan.view {
+        Some(pivot) => confine_pivot(plan, pivot),
+        None => confine_entered(plan, ruleset),
+    }
+}
+
+/// The command's own mount namespace, pivoted into its view; no capability at all.
+fn confine_pivot(plan: &Plan, pivot: &PivotPlan) -> io::Result<()> {
+    let id = UID_BASE.wrapping_add(rustix::process::getpid().as_raw_pid() as u32);
+    mark(plan, STEP_UNSHARE);
+    // SAFETY: the child is single-threaded and does not share its file table or fs state.
+    unsafe { rustix::thread::unshare_unsafe(plan.unshare) }?;
+    if let Some(map) = &pivot.self_map {
+        mark(plan, STEP_MAPS);
+        map.write()?;
+    }
+    let step = |s: u8| mark(plan, s);
+    // SAFETY: a freshly forked single-threaded child with its own mount namespace.
+    unsafe {
+        pivot
+            .view
+            .build(pivot.ruleset.as_raw_fd(), pivot.access, id, &step)
+    }?;
+    if plan.mode == Mode::Root {
+        mark(plan, STEP_BOUNDING);
+        for bit in 0..64u32 {
+            let cap = CapabilitySet::from_bits_retain(1u64 << bit);
+            match rustix::thread::remove_capability_from_bounding_set(cap) {
+                Ok(()) | Err(Errno::INVAL) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        mark(plan, STEP_GROUPS);
+        rustix::thread::set_thread_groups(&[])?;
+        mark(plan, STEP_GID);
+        let gid = rustix::process::Gid::from_raw(id);
+        rustix::thread::set_thread_res_gid(gid, gid, gid)?;
+        // Without keep-capabilities, leaving uid 0 clears every capability.
+        mark(plan, STEP_UID);
+        let uid = rustix::process::Uid::from_raw(id);
+        rustix::thread::set_thread_res_uid(uid, uid, uid)?;
+        mark(plan, STEP_CAPSET);
+        rustix::thread::set_capabilities(
+            None,
+            CapabilitySets {
+                effective: CapabilitySet::empty(),
+                permitted: CapabilitySet::empty(),
+                inheritable: CapabilitySet::empty(),
+            },
+        )?;
+    }
+    mark(plan, STEP_RLIMIT);
+    for (resource, limit) in &plan.rlimits {
+        rustix::process::setrlimit(*resource, *limit)?;
+    }
+    mark(plan, STEP_LANDLOCK);
+    // SAFETY: plain system calls.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::syscall(
+            libc::SYS_landlock_restrict_self,
+            pivot.ruleset.as_raw_fd(),
+            0,
+        ) != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    mark(plan, STEP_EXEC);
+    Ok(())
+}
+
+/// In a replica's namespaces: the host's tree stays visible (read-only through Landlock), as
+/// before the mount-namespace view; see docs/shell.md.
+fn confine_entered(plan: &Plan, ruleset: &mut Option<RulesetCreated>) -> io::Result<()> {
     if let Some(entry) = &plan.entry {
         mark(plan, STEP_ENTER);
         // SAFETY: a freshly forked single-threaded child; `enter` makes raw system calls only.
@@ -675,10 +958,14 @@ fn poll_once(
     Ok(exited)
 }
 
-/// SIGKILL to the process group, and — as root — to every process of the command's uid.
-fn kill_all(pgid: u32, uid: Option<u32>) {
+/// SIGKILL to the process group, to every process of the command's cgroup, and — as root —
+/// to every process of the command's uid.
+fn kill_all(pgid: u32, uid: Option<u32>, cgroup: Option<&Cgroup>) {
     if let Some(pid) = Pid::from_raw(pgid as i32) {
         let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    }
+    if let Some(group) = cgroup {
+        group.kill_all();
     }
     if let Some(uid) = uid {
         kill_uid(uid);
@@ -749,14 +1036,14 @@ fn live_processes(pgid: u32, uid: Option<u32>) -> usize {
 }
 
 /// Kills again until nothing of the command is alive (at most about a second).
-fn reap_leftovers(pgid: u32, uid: Option<u32>) -> usize {
+fn reap_leftovers(pgid: u32, uid: Option<u32>, cgroup: Option<&Cgroup>) -> usize {
     let until = Instant::now() + Duration::from_secs(1);
     loop {
         let n = live_processes(pgid, uid);
         if n == 0 || Instant::now() >= until {
             return n;
         }
-        kill_all(pgid, uid);
+        kill_all(pgid, uid, cgroup);
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -100,14 +100,17 @@ fn writes_outside_the_workspace_fail() {
     std::fs::write(&victim, "keep me").unwrap();
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
     let marker = format!("bureau-shell-test-{}", std::process::id());
+    // `/tmp` is the command's own (a private tmpfs): the write succeeds there and never
+    // reaches the host's `/tmp` (checked below).
+    let out = run(&format!("echo x > /tmp/{marker} && cat /tmp/{marker}"), ws.path());
+    assert_eq!(out.stdout.text, "x\n", "{out:?}");
     let attempts = [
-        format!("echo x > /tmp/{marker}"),
         format!("echo x > {home}/{marker}"),
         format!("mkdir /var/tmp/{marker}"),
         format!("echo x > {}", victim.display()),
         format!(": > {}", victim.display()),
         format!("truncate -s 0 {}", victim.display()),
-        format!("rm -f {}", victim.display()),
+        format!("rm {}", victim.display()),
         format!("mv {} {}/moved", victim.display(), ws.path().display()),
         format!("ln -s /etc/passwd {}/link", outside.path().display()),
         format!("chmod 777 {}", victim.display()),
