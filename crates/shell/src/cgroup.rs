@@ -512,7 +512,9 @@ mod tests {
         let _ = child.wait();
         for pid in pids {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let state = stat.rsplit_once(')').map(|(_, r)| r.trim_start().to_string());
+            let state = stat
+                .rsplit_once(')')
+                .map(|(_, r)| r.trim_start().to_string());
             assert!(
                 state.is_none_or(|s| s.starts_with('Z')),
                 "{pid} still runs: {stat}"

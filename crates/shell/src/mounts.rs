@@ -139,7 +139,10 @@ impl View {
             }
         }
         for (target, name) in DEV_LINKS {
-            links.push((c(target.as_bytes())?, staged(&Path::new("/dev").join(name))?));
+            links.push((
+                c(target.as_bytes())?,
+                staged(&Path::new("/dev").join(name))?,
+            ));
         }
         let mut nodes = Vec::new();
         for name in DEV_NODES {
@@ -331,7 +334,11 @@ impl View {
                 std::ptr::null(),
                 self.stage.as_ptr(),
                 std::ptr::null(),
-                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                libc::MS_REMOUNT
+                    | libc::MS_BIND
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV,
                 std::ptr::null(),
             ))?;
             check(libc::chdir(self.stage.as_ptr()))?;
@@ -509,7 +516,9 @@ fn write_maps(helper: u32, id: u32) -> io::Result<RawFd> {
         put(&mut path, at, file);
         // SAFETY: raw system calls on NUL-terminated stack buffers.
         unsafe {
-            let f = fd(libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CLOEXEC) as libc::c_long)?;
+            let f = fd(
+                libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CLOEXEC) as libc::c_long,
+            )?;
             let n = libc::write(f, map.as_ptr().cast(), end);
             let e = io::Error::last_os_error();
             libc::close(f);
@@ -523,7 +532,10 @@ fn write_maps(helper: u32, id: u32) -> io::Result<RawFd> {
     at = digits(&mut path, at, helper);
     put(&mut path, at, b"/ns/user\0");
     // SAFETY: raw system call on a NUL-terminated stack buffer.
-    fd(unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) } as libc::c_long)
+    fd(
+        unsafe { libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC) }
+            as libc::c_long,
+    )
 }
 
 /// For a non-root caller's new user namespace: deny `setgroups` and map the caller's own uid
@@ -551,7 +563,9 @@ impl SelfMap {
         ] {
             // SAFETY: raw system calls on C strings.
             unsafe {
-                let f = fd(libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) as libc::c_long)?;
+                let f = fd(
+                    libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) as libc::c_long
+                )?;
                 let len = text.to_bytes().len();
                 let n = libc::write(f, text.as_ptr().cast(), len);
                 let e = io::Error::last_os_error();

@@ -102,7 +102,10 @@ fn writes_outside_the_workspace_fail() {
     let marker = format!("bureau-shell-test-{}", std::process::id());
     // `/tmp` is the command's own (a private tmpfs): the write succeeds there and never
     // reaches the host's `/tmp` (checked below).
-    let out = run(&format!("echo x > /tmp/{marker} && cat /tmp/{marker}"), ws.path());
+    let out = run(
+        &format!("echo x > /tmp/{marker} && cat /tmp/{marker}"),
+        ws.path(),
+    );
     assert_eq!(out.stdout.text, "x\n", "{out:?}");
     let attempts = [
         format!("echo x > {home}/{marker}"),
