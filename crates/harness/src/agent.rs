@@ -516,6 +516,7 @@ impl<'a> Transcript<'a> {
             "session_id": self.session,
             "exit_code": finished.status.and_then(|s| s.code()),
             "timed_out": finished.timed_out,
+            "leftover_processes_killed": finished.leftover_killed,
             "elapsed_seconds": (finished.elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
             "bureau_tool_calls": self.bureau_calls,
             "model_calls": self.usage.as_ref().and_then(|u| u.model_calls),

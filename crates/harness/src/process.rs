@@ -1,5 +1,6 @@
-//! Running a harness process headless: its own session and process group, stdout read line by
-//! line, a tail of stderr kept, a deadline after which the whole group is killed.
+//! Running a harness process headless: its own session and process group, its own cgroup
+//! where one is writable, stdout read line by line, a tail of stderr kept, a deadline after
+//! which the whole group — and every process of its cgroup — is killed.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read};
@@ -7,9 +8,10 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 
 use bureau_replica::NsEntry;
+use bureau_shell::cgroup::{Cgroup, CgroupLimits, Cgroups};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Bytes of stderr kept (the end of it).
@@ -27,6 +29,16 @@ pub struct Finished {
     /// The last [`STDERR_TAIL`] bytes of stderr.
     pub stderr_tail: String,
     pub elapsed: Duration,
+    /// Processes of the harness still alive in its cgroup when the turn ended (after the
+    /// harness itself exited or was killed): all of them were killed. `None` when no cgroup
+    /// was writable (only the process group was killed).
+    pub leftover_killed: Option<usize>,
+}
+
+/// The cgroup hierarchies, probed once per process.
+fn cgroups() -> &'static Cgroups {
+    static CGROUPS: OnceLock<Cgroups> = OnceLock::new();
+    CGROUPS.get_or_init(Cgroups::probe)
 }
 
 /// What to run.
@@ -43,9 +55,13 @@ pub struct Spawn<'a> {
 }
 
 /// Run `spec`, calling `on_line` with each line of stdout as it arrives. The process runs in
-/// a new session (`setsid`), so it and every child it starts share one process group; when the
-/// deadline passes — and in any case when the run ends — the whole group is killed
-/// (`kill(-pgid, SIGKILL)`), so no process of the harness outlives its turn. Stdin is empty.
+/// a new session (`setsid`), so it and every child it starts share one process group, and —
+/// where a cgroup hierarchy is writable ([`Cgroups::probe`]) — in a cgroup of its own, which
+/// its children cannot leave; when the deadline passes, and in any case when the run ends,
+/// the whole group is killed (`kill(-pgid, SIGKILL)`) and then every process of the cgroup
+/// (`cgroup.kill`, or freeze-kill-thaw), including ones that left the group with `setsid`, so
+/// no process of the harness outlives its turn. No descriptor above 2 is inherited. Stdin is
+/// empty.
 pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<Finished> {
     let (program, args) = spec
         .argv
@@ -63,13 +79,33 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
         cmd.current_dir(spec.cwd);
     }
     let entry = spec.entry.cloned();
-    // SAFETY: `setsid` and `NsEntry::enter` are raw system calls that touch no memory of the
-    // parent: a new session and process group, then the replica's namespaces.
+    let cgroups = cgroups();
+    let group = if cgroups.kills_all() {
+        Some(
+            cgroups
+                .create("harness", &CgroupLimits::default())
+                .map_err(std::io::Error::other)?,
+        )
+    } else {
+        None
+    };
+    let procs = group
+        .as_ref()
+        .map(|g| g.procs_files().to_vec())
+        .unwrap_or_default();
+    // SAFETY: `setsid`, `close_range`, the cgroup join (`open`/`write`) and `NsEntry::enter`
+    // are raw system calls that touch no memory of the parent: a new session and process
+    // group, no inherited descriptor above 2 (close-on-exec: std's own error pipe still
+    // works until `exec`), the cgroup, then the replica's namespaces.
     unsafe {
         cmd.pre_exec(move || {
             if libc::setsid() == -1 {
                 return Err(std::io::Error::last_os_error());
             }
+            if libc::close_range(3, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC as i32) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Cgroup::join_self(&procs)?;
             if let Some(entry) = &entry {
                 entry.enter()?;
             }
@@ -158,7 +194,14 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
             exited_at = Some(Instant::now());
         }
     }
+    // What is still running of the harness now that its turn is over (the harness itself,
+    // when it exited, is no longer a member).
+    let leftover = group.as_ref().map(|g| g.pids().len());
     kill_group(pgid);
+    let leftover_killed = group.map(|g| {
+        g.remove();
+        leftover.unwrap_or(0)
+    });
     if status.is_none() {
         // Killed: reap it (SIGKILL cannot be ignored, so this returns promptly).
         let reaped = child.wait()?;
@@ -180,6 +223,7 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
         timed_out,
         stderr_tail,
         elapsed: started.elapsed(),
+        leftover_killed,
     })
 }
 
