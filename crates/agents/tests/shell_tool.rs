@@ -43,7 +43,8 @@ fn shell_run_writes_in_the_workspace_and_is_recorded() {
         .unwrap_or_else(|e| panic!("this test needs the confined shell on this machine: {e}"));
     let tmp = tempfile::tempdir().unwrap();
     let task = write_hello_task(&tmp.path().join("hello"), 1, 10, 60);
-    let outside = format!("/tmp/bureau-shell-agent-test-{}", std::process::id());
+    // Outside the workspace: the system paths are read-only in the command's view.
+    let outside = format!("/etc/bureau-shell-agent-test-{}", std::process::id());
     let t = tokens(100, 0, 10);
     let server = FakeServer::start(
         Wire::OpenAi,
@@ -136,7 +137,7 @@ fn shell_run_writes_in_the_workspace_and_is_recorded() {
         value["stderr"]
             .as_str()
             .unwrap()
-            .contains("Permission denied"),
+            .contains("Read-only file system"),
         "{value}"
     );
     // The model got the results back.
@@ -147,7 +148,7 @@ fn shell_run_writes_in_the_workspace_and_is_recorded() {
         last["content"]
             .as_str()
             .unwrap()
-            .contains("Permission denied")
+            .contains("Read-only file system")
     );
 
     // run.json says how the shell is confined.

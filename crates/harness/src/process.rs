@@ -287,6 +287,51 @@ mod tests {
     }
 
     #[test]
+    fn a_process_that_left_the_session_is_killed_with_the_harness_cgroup() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let argv: Vec<String> = vec![
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "setsid -f sh -c 'echo $$ > {}; exec sleep 47'; sleep 0.5",
+                pid_file.display()
+            ),
+        ];
+        let done = run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &BTreeMap::new(),
+                deadline: Duration::from_secs(20),
+                entry: None,
+            },
+            |_| {},
+        )
+        .unwrap();
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !gone(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let survived = !gone(pid);
+        if survived {
+            // SAFETY: plain system call; do not leave it behind.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        if cgroups().kills_all() {
+            assert!(!survived, "the setsid process {pid} outlived the turn");
+            assert_eq!(done.leftover_killed, Some(1));
+        } else {
+            assert_eq!(done.leftover_killed, None);
+        }
+    }
+
+    #[test]
     fn the_deadline_kills_the_group_and_keeps_what_was_read() {
         let dir = tempfile::tempdir().unwrap();
         let argv: Vec<String> = ["sh", "-c", "echo first; exec sleep 300"]

@@ -24,23 +24,28 @@
 //!
 //! In order, the child:
 //! 1. `setsid()` — its own session and process group, so the whole group can be killed;
-//! 2. `unshare` a fresh network namespace (only loopback, down: nothing is reachable, not
-//!    even the parent's 127.0.0.1) and IPC namespace — as root directly, otherwise together with a
-//!    new user namespace (`CLONE_NEWUSER|CLONE_NEWNET|CLONE_NEWIPC`, no uid map written);
-//! 3. as root only: drops every capability from the bounding set except `CAP_DAC_OVERRIDE` and
-//!    `CAP_DAC_READ_SEARCH`, switches to an unprivileged uid/gid of its own (`UID_BASE` + its
-//!    pid, unique among running commands) keeping those two capabilities as ambient ones — the
-//!    kernel exempts uid 0 from `RLIMIT_NPROC` and keeps every other capability, so running as
-//!    root would leave the process limit and much else unenforced; `CAP_DAC_OVERRIDE` keeps the
-//!    root-owned workspace writable (Landlock, below, still confines writes to it);
-//! 4. sets the rlimits: `RLIMIT_CPU` (soft = limit → `SIGXCPU`, hard = limit + 1 s → `SIGKILL`),
-//!    `RLIMIT_AS` (memory), `RLIMIT_FSIZE` (file size), `RLIMIT_NPROC` (processes; counted per
-//!    uid, and the uid — or, for a non-root caller, the user namespace — is this command's
-//!    alone), `RLIMIT_CORE` = 0 (no core files in the workspace);
-//! 5. `no_new_privs` and Landlock: read and execute everywhere, every access beneath the
-//!    workspace, read/write on `/dev/null`; when the kernel offers them, TCP bind/connect are
-//!    denied (ABI 4) and signals and abstract unix sockets are scoped to the sandbox (ABI 6).
-//!    Landlock ABI 3 (Linux 6.2; it covers `truncate`) is the minimum.
+//!    `close_range(3, ~0, CLOSE_RANGE_CLOEXEC)` — no descriptor of the caller's above 2
+//!    survives `exec`; it joins the command's cgroup ([`cgroup`]: memory and processes of the
+//!    whole command, and a kill that reaches all of it) where one is writable;
+//! 2. `unshare` a mount, network (only loopback, down: nothing is reachable, not even the
+//!    parent's 127.0.0.1) and IPC namespace — as root directly, otherwise together with a new
+//!    user namespace mapping only the caller's uid and gid;
+//! 3. builds the command's own view of the file system and `pivot_root`s into it: a read-only
+//!    tmpfs root with the system's tool paths bound read-only, a few device nodes, `/proc`
+//!    (as root a fresh one with `hidepid=invisible`), a private size-bounded `/tmp`, and the
+//!    workspace at its usual path — as root an id-mapped mount, so the root-owned workspace
+//!    appears owned by the command's uid and needs no capability to write (`mounts.rs`);
+//! 4. as root only: drops every capability and switches to an unprivileged uid/gid of its own
+//!    (`UID_BASE` + its pid, unique among running commands) — the kernel exempts uid 0 from
+//!    `RLIMIT_NPROC`, and a uid of its own lets `kill(-1)` from that uid reach all of it;
+//! 5. sets the rlimits: `RLIMIT_CPU` (soft = limit → `SIGXCPU`, hard = limit + 1 s → `SIGKILL`),
+//!    `RLIMIT_AS` (memory, per process), `RLIMIT_FSIZE` (per file), `RLIMIT_NPROC` (processes;
+//!    counted per uid, and the uid — or, for a non-root caller, the user namespace — is this
+//!    command's alone), `RLIMIT_CORE` = 0 (no core files in the workspace);
+//! 6. `no_new_privs` and Landlock: read and execute beneath the new root, every access beneath
+//!    the workspace and `/tmp`, read/write on the device nodes; when the kernel offers them,
+//!    TCP bind/connect are denied (ABI 4) and signals and abstract unix sockets are scoped to
+//!    the sandbox (ABI 6). Landlock ABI 3 (Linux 6.2; it covers `truncate`) is the minimum.
 //!
 //! The environment is cleared (no API key of the parent leaks): `PATH`, `HOME` = the workspace,
 //! `LANG=C.UTF-8`. Standard input is `/dev/null`.
@@ -55,19 +60,19 @@
 //! In an overlay replica (`bureau-replica`), [`Confinement::run_in_replica`] first enters the
 //! replica's user and mount namespaces (right after `setsid`, with [`bureau_replica::NsEntry`]),
 //! so the working directory is the merged directory as seen inside and `getcwd()` names it
-//! correctly; then the steps above run unchanged (the Landlock rule is on the merged directory,
-//! opened through the entry's view). See docs/shell.md.
+//! correctly; there the command gets no view of its own (the host's tree stays visible,
+//! read-only through Landlock, and as root it keeps `CAP_DAC_OVERRIDE` over the replica), as
+//! before the mount-namespace view. See docs/shell.md.
 //!
 //! Where any of this cannot be set up — not Linux, no Landlock or an ABI below 3, user or
 //! network namespaces forbidden, `/bin/sh` missing — [`Confinement::probe`] returns
 //! [`ShellUnavailable`] naming what is missing, and no command is ever run unconfined.
 //!
-//! What is not enforced: reading (any file the caller can read is readable); CPU time is per
-//! process (a command that runs many CPU-bound processes one after another is bounded by the
-//! wall limit instead); memory is address space per process (`RLIMIT_AS`), and hitting it makes
-//! allocations fail inside the command, which reports it its own way — [`ShellOutcome::limit`]
-//! names only limits Bureau observes directly (wall, output, CPU). For a non-root caller,
-//! processes that leave the process group with `setsid` are not reached by the group kill.
+//! What is not enforced: CPU time is per process (a command that runs many CPU-bound
+//! processes one after another is bounded by the wall limit instead); the file-size limit is
+//! per file; without a writable cgroup (most non-root callers) memory and processes are
+//! limited per process only and a process that leaves the process group with `setsid` is not
+//! reached; in a replica and for a non-root caller, see docs/shell.md.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -91,11 +96,14 @@ pub struct ShellLimits {
     pub wall: Duration,
     /// CPU seconds per process (`RLIMIT_CPU`).
     pub cpu_seconds: u64,
-    /// Address space per process in bytes (`RLIMIT_AS`).
+    /// Memory of the whole command in bytes (its cgroup's `memory.max`, where a cgroup is
+    /// writable) and address space of each process (`RLIMIT_AS`).
     pub memory_bytes: u64,
-    /// Largest file a process may write, in bytes (`RLIMIT_FSIZE`).
+    /// Largest single file a process may write, in bytes (`RLIMIT_FSIZE`: per file, not the
+    /// total the command writes).
     pub file_bytes: u64,
-    /// Processes (and threads) the command may have at once (`RLIMIT_NPROC`).
+    /// Processes (and threads) the command may have at once (its cgroup's `pids.max`, and
+    /// `RLIMIT_NPROC`).
     pub max_processes: u64,
     /// Bytes kept of stdout and of stderr each; more kills the command.
     pub output_bytes: usize,

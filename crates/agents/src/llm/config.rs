@@ -356,7 +356,9 @@ struct RawShellSettings {
     wall_seconds: Option<u64>,
     cpu_seconds: Option<u64>,
     memory_mb: Option<u64>,
-    file_mb: Option<u64>,
+    /// Per file (`RLIMIT_FSIZE`); `file_mb` is the older name, still accepted.
+    #[serde(alias = "file_mb")]
+    max_file_mb: Option<u64>,
     max_processes: Option<u64>,
     output_bytes: Option<usize>,
 }
@@ -761,7 +763,7 @@ fn llm_agent(
                     ("wall_seconds", rs.wall_seconds, &mut shell.wall_seconds),
                     ("cpu_seconds", rs.cpu_seconds, &mut shell.cpu_seconds),
                     ("memory_mb", rs.memory_mb, &mut shell.memory_mb),
-                    ("file_mb", rs.file_mb, &mut shell.file_mb),
+                    ("max_file_mb", rs.max_file_mb, &mut shell.max_file_mb),
                     ("max_processes", rs.max_processes, &mut shell.max_processes),
                 ];
                 for (key, v, slot) in fields {
@@ -1042,6 +1044,9 @@ output_per_mtok = 1.6
             (5, 512, 16, 1000)
         );
         assert_eq!(s.cpu_seconds, ShellSettings::default().cpu_seconds);
+        // The per-file size limit, under its name and its older one.
+        assert_eq!(get("[agents.a.shell]\nmax_file_mb = 3\n").max_file_mb, 3);
+        assert_eq!(get("[agents.a.shell]\nfile_mb = 4\n").max_file_mb, 4);
         assert!(!get("[agents.a.shell]\nenabled = false\n").enabled);
         let err = parse(&format!("{base}[agents.a.shell]\nwall_seconds = 0\n")).unwrap_err();
         assert!(err.contains("[agents.a.shell] wall_seconds is 0"), "{err}");

@@ -23,11 +23,13 @@ pub struct ShellSettings {
     pub wall_seconds: u64,
     /// CPU seconds per process.
     pub cpu_seconds: u64,
-    /// Address space per process, MiB.
+    /// Memory of the whole command (all its processes, one cgroup) and address space of each
+    /// process, MiB. Where no cgroup is writable, per process only.
     pub memory_mb: u64,
-    /// Largest file a command may write, MiB.
-    pub file_mb: u64,
-    /// Processes a command may have at once.
+    /// Largest single file a process may write, MiB (`RLIMIT_FSIZE`: per file, not the total
+    /// a command writes). Read from `max_file_mb`, or the older name `file_mb`.
+    pub max_file_mb: u64,
+    /// Processes a command may have at once (all together, in its cgroup and as its uid).
     pub max_processes: u64,
     /// Bytes of stdout and of stderr kept per command.
     pub output_bytes: usize,
@@ -41,7 +43,7 @@ impl Default for ShellSettings {
             wall_seconds: d.wall.as_secs(),
             cpu_seconds: d.cpu_seconds,
             memory_mb: d.memory_bytes >> 20,
-            file_mb: d.file_bytes >> 20,
+            max_file_mb: d.file_bytes >> 20,
             max_processes: d.max_processes,
             output_bytes: d.output_bytes,
         }
@@ -61,7 +63,7 @@ impl ShellSettings {
             wall,
             cpu_seconds: self.cpu_seconds,
             memory_bytes: self.memory_mb << 20,
-            file_bytes: self.file_mb << 20,
+            file_bytes: self.max_file_mb << 20,
             max_processes: self.max_processes,
             output_bytes: self.output_bytes,
         }
@@ -80,16 +82,18 @@ pub fn spec(settings: &ShellSettings) -> ToolSpec {
         name: SHELL_TOOL.to_string(),
         description: format!(
             "Run one shell command (/bin/sh -c) with the workspace as the working directory. \
-             The workspace is the only writable place (no /tmp: use a directory in the \
-             workspace), there is no network, and limits apply: {} s wall time by default and \
-             at most, {} CPU seconds and {} MiB of memory per process, {} processes, {} bytes \
-             of stdout and of stderr kept (more stops the command). Anything the command leaves \
-             running is killed when it ends. The result has exit_code, stdout, stderr and how \
-             the command ended.",
+             The workspace is the only place whose files persist (/tmp is private to the \
+             command, small, and discarded when it ends); the system's tools are read-only; \
+             there is no network, and limits apply: {} s wall time by default and at most, {} \
+             CPU seconds per process, {} MiB of memory and {} processes for the whole command, \
+             files of at most {} MiB each, {} bytes of stdout and of stderr kept (more stops \
+             the command). Anything the command leaves running is killed when it ends. The \
+             result has exit_code, stdout, stderr and how the command ended.",
             settings.wall_seconds,
             settings.cpu_seconds,
             settings.memory_mb,
             settings.max_processes,
+            settings.max_file_mb,
             settings.output_bytes
         ),
         input_schema: json!({
