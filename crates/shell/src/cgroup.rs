@@ -104,7 +104,13 @@ fn mounts() -> (Option<PathBuf>, Vec<(PathBuf, Vec<String>)>) {
 /// find it made by root, and unwritable).
 fn usable(base: &Path) -> io::Result<()> {
     std::fs::create_dir_all(base)?;
-    let probe = base.join(format!("probe-{}", std::process::id()));
+    // Probes of one process may run at once (each `Confinement::probe`): a name of its own.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let probe = base.join(format!(
+        "probe-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir(&probe)?;
     std::fs::remove_dir(&probe)
 }

@@ -4,7 +4,6 @@
 //! turn: a process that leaves the harness's session and process group with `setsid -f`.
 
 #[path = "../../../run/tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::path::Path;
