@@ -47,7 +47,8 @@
 //!    TCP bind/connect are denied (ABI 4) and signals and abstract unix sockets are scoped to
 //!    the sandbox (ABI 6). Landlock ABI 3 (Linux 6.2; it covers `truncate`) is the minimum.
 //!
-//! The environment is cleared (no API key of the parent leaks): `PATH`, `HOME` = the workspace,
+//! The environment is cleared (no API key of the parent leaks): `PATH`, `HOME` = `/tmp` (the
+//! private one, so dot files and caches stay out of the workspace),
 //! `LANG=C.UTF-8`. Standard input is `/dev/null`.
 //!
 //! The parent watches the child's stdout, stderr and a pidfd with `poll`: output beyond

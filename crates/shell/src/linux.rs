@@ -376,7 +376,6 @@ impl Linux {
         if plan.view.is_some() {
             plan.unshare |= UnshareFlags::NEWNS;
         }
-        let ws_inside = ws.to_path_buf();
         let mut ruleset = legacy;
         let mut cmd = Command::new(SHELL);
         cmd.arg("-c").arg(command);
@@ -391,8 +390,9 @@ impl Linux {
             .env(
                 "HOME",
                 if plan.view.is_some() {
-                    // The caller's home is not in the command's view.
-                    ws_inside.into_os_string()
+                    // The caller's home is not in the command's view; dot files and caches
+                    // go to the private /tmp, not into the workspace.
+                    "/tmp".into()
                 } else {
                     std::env::var_os("HOME").unwrap_or_else(|| "/".into())
                 },
