@@ -93,6 +93,48 @@ fn writes_inside_the_workspace_succeed() {
 }
 
 #[test]
+fn as_root_the_workspace_is_the_commands_own_and_stays_root_owned() {
+    use std::os::unix::fs::MetadataExt;
+    if !rustix::process::geteuid().is_root() {
+        panic!("this test checks the root caller's id-mapped workspace: run it as root");
+    }
+    let ws = tempfile::tempdir().unwrap();
+    // As the world makes them: root-owned, 0644.
+    std::fs::write(ws.path().join("world.txt"), "v1\n").unwrap();
+    let out = run(
+        "id -u; stat -c %u world.txt; echo v2 >> world.txt && echo new > mine.txt && \
+         git init -q && git add -A && \
+         git -c user.name=a -c user.email=a@b commit -qm one && git log --format=%s",
+        ws.path(),
+    );
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    let lines: Vec<&str> = out.stdout.text.lines().collect();
+    let uid: u32 = lines[0].parse().unwrap();
+    assert_eq!(uid, bureau_shell::UID_BASE + out.pid, "{out:?}");
+    // The command sees the world's file as its own...
+    assert_eq!(lines[1], lines[0], "{out:?}");
+    assert_eq!(lines[2], "one", "{out:?}");
+    // ...and on disk everything stays (or is made) root's.
+    for name in ["world.txt", "mine.txt", ".git/HEAD"] {
+        let md = std::fs::metadata(ws.path().join(name)).unwrap();
+        assert_eq!((md.uid(), md.gid()), (0, 0), "{name}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("world.txt")).unwrap(),
+        "v1\nv2\n"
+    );
+    // The command has no capability at all (none in any set, bounding set empty).
+    let out = run(
+        "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status",
+        ws.path(),
+    );
+    for line in out.stdout.text.lines() {
+        assert!(line.ends_with("0000000000000000"), "{line}: {out:?}");
+    }
+    assert_eq!(out.stdout.text.lines().count(), 5, "{out:?}");
+}
+
+#[test]
 fn writes_outside_the_workspace_fail() {
     let ws = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
