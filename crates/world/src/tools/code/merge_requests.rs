@@ -193,6 +193,7 @@ fn create_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         merged_source_sha: None,
         merged_by: None,
         merged_at: None,
+        approvals_reset: Vec::new(),
     };
     if let Some(r) = w.code.repos.get_mut(&a.repo) {
         r.merge_requests.push(mr);
@@ -282,6 +283,9 @@ fn get_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         "comments": m.comments.iter().map(|c| json!({"author": c.author, "time": show_time(w, c.time),
             "body": c.body, "file": c.file, "line": c.line})).collect::<Vec<_>>(),
         "approvals": m.approvals, "approvals_required": rp.approvals_required,
+        "approvals_reset": m.approvals_reset.iter().map(|r| json!({"time": show_time(w, r.time),
+            "by": r.by, "from": r.from, "to": r.to, "approvals": r.approvals, "reason": r.reason}))
+            .collect::<Vec<_>>(),
         "merge_sha": m.merge_sha, "merged_by": m.merged_by,
         "merged_at": m.merged_at.map(|t| show_time(w, t)),
     });
@@ -528,7 +532,6 @@ fn merge_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         bare_git(w, &who, &a.repo, &["update-ref", "-d", &s, &source])?
             .into_result("removing the source branch")?;
     }
-    sync_repo(w, &a.repo)?;
     let now = w.now.with_timezone(&Utc);
     if let Some(r) = w.code.repos.get_mut(&a.repo) {
         let mr = &mut r.merge_requests[i];
@@ -547,6 +550,8 @@ fn merge_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"repo": a.repo, "iid": a.iid, "target": m.target, "merge_sha": new, "fast_forward": fast_forward}),
     );
+    // The target moved: an open merge request from it loses its approvals.
+    after_push(w, actor, &a.repo)?;
     Ok(
         json!({"repo": a.repo, "iid": a.iid, "state": "merged", "merge_sha": new,
         "fast_forward": fast_forward, "source_removed": a.remove_source_branch}),
@@ -583,4 +588,75 @@ fn close_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         json!({"repo": a.repo, "iid": a.iid, "comment": a.comment}),
     );
     Ok(json!({"repo": a.repo, "iid": a.iid, "state": "closed"}))
+}
+
+/// Withdraw the approvals of every open merge request of `repo` whose source branch moved
+/// since `before` (branch → head): an approval is of the commits the reviewer saw, so new
+/// commits (or a rewritten branch) need a new review, as on every forge. Each withdrawal is
+/// kept on the merge request (`approvals_reset`: when, by whom, from which head to which, the
+/// approvals withdrawn, why) and logged (`mr_approvals_reset`). A deleted source branch
+/// withdraws nothing (there is nothing new to review). Returns the iids touched.
+pub(super) fn reset_approvals(
+    w: &mut World,
+    actor: &Actor,
+    repo: &str,
+    before: &BTreeMap<String, String>,
+) -> Result<Vec<u32>, String> {
+    let by = w.acting_email(actor)?;
+    let now = w.now.with_timezone(&Utc);
+    let mut logged = Vec::new();
+    if let Some(r) = w.code.repos.get_mut(repo) {
+        let heads: BTreeMap<String, String> = r
+            .branches
+            .iter()
+            .map(|(name, b)| (name.clone(), b.head.clone()))
+            .collect();
+        for m in r.merge_requests.iter_mut() {
+            if m.state != "open" || m.approvals.is_empty() {
+                continue;
+            }
+            let (Some(from), Some(to)) = (before.get(&m.source), heads.get(&m.source)) else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            let reason = format!(
+                "new commits on `{}` ({} → {}) since the approvals; they need a new review",
+                m.source,
+                short(from),
+                short(to)
+            );
+            let withdrawn = std::mem::take(&mut m.approvals);
+            m.approvals_reset.push(crate::code::ApprovalReset {
+                time: now,
+                by: by.clone(),
+                from: from.clone(),
+                to: to.clone(),
+                approvals: withdrawn.clone(),
+                reason: reason.clone(),
+            });
+            logged.push((
+                m.iid,
+                m.source.clone(),
+                withdrawn,
+                from.clone(),
+                to.clone(),
+                reason,
+            ));
+        }
+    }
+    let mut iids = Vec::new();
+    for (iid, source, withdrawn, from, to, reason) in logged {
+        w.record(
+            actor.clone(),
+            "code",
+            "mr_approvals_reset",
+            false,
+            json!({"repo": repo, "iid": iid, "source": source, "from": from, "to": to,
+                "approvals": withdrawn, "reason": reason}),
+        );
+        iids.push(iid);
+    }
+    Ok(iids)
 }

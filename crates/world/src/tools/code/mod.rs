@@ -244,8 +244,18 @@ fn cut(mut s: String, max: usize) -> (String, bool) {
     (s, true)
 }
 
-fn after_push(w: &mut World, repo: &str) -> Result<(), String> {
-    sync_repo(w, repo)
+/// After a branch of hosted `repo` may have moved (a push, commits made on the host, a
+/// merge): re-read its branches, and withdraw the approvals of every open merge request whose
+/// source branch moved ([`merge_requests::reset_approvals`]). Returns the iids of the merge
+/// requests whose approvals were withdrawn.
+fn after_push(w: &mut World, actor: &Actor, repo: &str) -> Result<Vec<u32>, String> {
+    let before: BTreeMap<String, String> = repo_of(w, repo)?
+        .branches
+        .iter()
+        .map(|(name, b)| (name.clone(), b.head.clone()))
+        .collect();
+    sync_repo(w, repo)?;
+    merge_requests::reset_approvals(w, actor, repo, &before)
 }
 
 // Arguments shared by merge requests and issues.

@@ -490,7 +490,6 @@ fn push(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         _ => cgit_ok(w, &who, &c, &["rev-list", "--count", &local])?,
     };
     let count: u64 = count.trim().parse().unwrap_or(0);
-    after_push(w, &c.repo)?;
     w.record(
         actor.clone(),
         "code",
@@ -498,10 +497,13 @@ fn push(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"repo": c.repo, "branch": branch, "from": remote, "to": local, "forced": forced, "commits": count}),
     );
-    Ok(
-        json!({"repo": c.repo, "branch": branch, "pushed": true, "from": remote, "to": local,
-        "forced": forced, "commits": count, "new_branch": remote.is_none()}),
-    )
+    let reset = after_push(w, actor, &c.repo)?;
+    let mut out = json!({"repo": c.repo, "branch": branch, "pushed": true, "from": remote, "to": local,
+        "forced": forced, "commits": count, "new_branch": remote.is_none()});
+    if !reset.is_empty() {
+        out["approvals_reset"] = json!(reset);
+    }
+    Ok(out)
 }
 
 fn pull(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
@@ -895,7 +897,6 @@ fn commit_files(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         &a.delete,
         &a.message,
     )?;
-    sync_repo(w, &a.repo)?;
     let changed: Vec<&String> = a.files.keys().chain(&a.delete).collect();
     w.record(
         actor.clone(),
@@ -904,5 +905,10 @@ fn commit_files(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"repo": a.repo, "branch": a.branch, "sha": sha, "message": a.message, "files": changed}),
     );
-    Ok(json!({"repo": a.repo, "branch": a.branch, "sha": sha, "files": changed}))
+    let reset = after_push(w, actor, &a.repo)?;
+    let mut out = json!({"repo": a.repo, "branch": a.branch, "sha": sha, "files": changed});
+    if !reset.is_empty() {
+        out["approvals_reset"] = json!(reset);
+    }
+    Ok(out)
 }
