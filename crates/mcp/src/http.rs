@@ -270,6 +270,14 @@ async fn check_body(request: Request, next: Next) -> Response {
                 "Invalid Request: the body is empty",
             ),
         ),
+        Verdict::Unanswerable => jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            crate::jsonrpc::error_response(
+                Value::Null,
+                crate::jsonrpc::INVALID_REQUEST,
+                "Invalid Request: a response without an id answers nothing",
+            ),
+        ),
         Verdict::Reject(response) => jsonrpc_error(StatusCode::BAD_REQUEST, response),
     }
 }

@@ -17,7 +17,9 @@
 //!   string, `params` that is not an object → `-32600`.
 //!
 //! The error's `id` is the request's when it can be read (a string or an integer), else
-//! `null`. Blank lines are skipped. What passes goes to rmcp unchanged.
+//! `null`. Blank lines are skipped, and so is a response without a usable id (a response is
+//! never answered: a peer that answers errors with errors would never stop). What passes
+//! goes to rmcp unchanged.
 
 use std::sync::Arc;
 
@@ -60,6 +62,10 @@ pub(crate) enum Verdict {
     Blank,
     /// A well-formed JSON-RPC message: hand it on.
     Pass,
+    /// A response (`result` or `error`) without a usable id: nothing to correlate it with,
+    /// and a response is never answered (answering it could start an error storm with a peer
+    /// that answers errors). Over stdio it is dropped; over HTTP refused with `400`.
+    Unanswerable,
     /// Answer this error response and do not hand the message on.
     Reject(Value),
 }
@@ -141,8 +147,9 @@ pub(crate) fn check(bytes: &[u8]) -> Verdict {
         }
         _ => return invalid(Value::Null, "a JSON-RPC message is a JSON object"),
     };
+    let null_id = matches!(obj.get("id"), Some(Value::Null));
     let id = match obj.get("id") {
-        None => Value::Null,
+        None | Some(Value::Null) => Value::Null,
         Some(v @ Value::String(_)) => v.clone(),
         Some(v @ Value::Number(n)) if n.is_i64() || n.is_u64() => v.clone(),
         Some(_) => return invalid(Value::Null, "`id` must be a string or an integer"),
@@ -151,14 +158,20 @@ pub(crate) fn check(bytes: &[u8]) -> Verdict {
         return invalid(id, "`jsonrpc` must be \"2.0\"");
     }
     match obj.get("method") {
+        // A request's id may not be null (JSON-RPC discourages it, MCP forbids it).
+        Some(_) if null_id => invalid(Value::Null, "`id` must be a string or an integer"),
         Some(Value::String(_)) => match obj.get("params") {
             None | Some(Value::Object(_)) => Verdict::Pass,
             Some(_) => invalid(id, "`params` must be an object"),
         },
         Some(_) => invalid(id, "`method` must be a string"),
         // A response to a request of the server's (it has a result or an error and an id).
-        None if !id.is_null() && (obj.contains_key("result") || obj.contains_key("error")) => {
-            Verdict::Pass
+        None if obj.contains_key("result") || obj.contains_key("error") => {
+            if id.is_null() {
+                Verdict::Unanswerable
+            } else {
+                Verdict::Pass
+            }
         }
         None => invalid(
             id,
@@ -269,7 +282,7 @@ where
                 _ => check(&buf),
             };
             let ok = match verdict {
-                Verdict::Blank => true,
+                Verdict::Blank | Verdict::Unanswerable => true,
                 Verdict::Pass => {
                     let mut sent = to_rmcp.write_all(&buf).await.is_ok();
                     sent = sent && to_rmcp.write_all(b"\n").await.is_ok();
@@ -328,6 +341,11 @@ mod tests {
             assert_eq!(check(ok.as_bytes()), Verdict::Pass, "{ok}");
         }
         assert_eq!(check(b"  \r"), Verdict::Blank);
+        // A peer's error about something it could not parse is not answered back.
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
+            Verdict::Unanswerable
+        );
     }
 
     #[test]
@@ -358,6 +376,10 @@ mod tests {
         );
         assert_eq!(
             code(&check(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#)),
+            (INVALID_REQUEST, Value::Null)
+        );
+        assert_eq!(
+            code(&check(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#)),
             (INVALID_REQUEST, Value::Null)
         );
         assert_eq!(
