@@ -61,14 +61,20 @@ where
         upstream: upstream.peer().clone(),
         info: Arc::new(server_config(&instructions)),
     };
-    let downstream = bridge
-        .serve((reader, writer))
-        .await
-        .map_err(|e| protocol_error("handshake with the stdio client", e))?;
-    let waited = downstream.waiting().await;
+    // Bureau reads the client's lines first: a bad one gets its JSON-RPC error here.
+    let (reader, writer, inbound, outbound) = crate::jsonrpc::guard(reader, writer);
+    let served = match bridge.serve((reader, writer)).await {
+        Ok(downstream) => downstream
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| protocol_error("bridge task", e)),
+        Err(e) => Err(protocol_error("handshake with the stdio client", e)),
+    };
     let _ = upstream.cancel().await;
-    waited.map_err(|e| protocol_error("bridge task", e))?;
-    Ok(())
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), outbound).await;
+    inbound.abort();
+    served
 }
 
 #[derive(Clone)]

@@ -42,17 +42,22 @@ impl Handler {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let running = match self.serve((reader, writer)).await {
-            Ok(running) => running,
+        // Bureau reads the client's lines first: a bad one gets its JSON-RPC error here.
+        let (reader, writer, inbound, outbound) = crate::jsonrpc::guard(reader, writer);
+        let served = match self.serve((reader, writer)).await {
+            Ok(running) => running
+                .waiting()
+                .await
+                .map(|_| ())
+                .map_err(|e| protocol_error("server task", e)),
             // The client went away before saying anything: nothing was served, nothing failed.
-            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-            Err(e) => return Err(protocol_error("handshake", e)),
+            Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+            Err(e) => Err(protocol_error("handshake", e)),
         };
-        running
-            .waiting()
-            .await
-            .map_err(|e| protocol_error("server task", e))?;
-        Ok(())
+        // rmcp has stopped: its last output is written out, the client is read no more.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), outbound).await;
+        inbound.abort();
+        served
     }
 }
 

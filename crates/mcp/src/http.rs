@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
-use axum::middleware::{Next, from_fn_with_state};
+use axum::middleware::{Next, from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use bureau_agents::ToolSession;
 use bureau_world::World;
@@ -114,6 +114,8 @@ impl TrialEndpoint {
         let app = Router::new()
             .route_service(MCP_PATH, mcp)
             .fallback(|| async { StatusCode::NOT_FOUND })
+            // Inside the token check: only a client with the token gets this far.
+            .layer(from_fn(check_body))
             .layer(from_fn_with_state(
                 Arc::<str>::from(token.as_str()),
                 require_token,
@@ -232,6 +234,61 @@ async fn require_token(State(token): State<Arc<str>>, request: Request, next: Ne
             "missing bearer token: send `Authorization: Bearer <token>` with this trial's token",
         ),
     }
+}
+
+/// Read a POST's body with Bureau's bound and check it as a JSON-RPC message
+/// ([`crate::jsonrpc::check`]) before rmcp sees it: a bad one is answered `400 Bad Request`
+/// (`413 Payload Too Large` past [`crate::jsonrpc::MAX_MESSAGE_BYTES`]) with the JSON-RPC
+/// error response as its JSON body, as the streamable-HTTP transport prescribes. rmcp alone
+/// answers such bodies with plain text a client cannot correlate.
+async fn check_body(request: Request, next: Next) -> Response {
+    use crate::jsonrpc::{MAX_MESSAGE_BYTES, Verdict, check, too_long};
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    // A declared length past the bound is refused before a byte of the body is read.
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_MESSAGE_BYTES as u64) {
+        return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, too_long());
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, too_long()),
+    };
+    match check(&bytes) {
+        Verdict::Pass => next.run(Request::from_parts(parts, bytes.into())).await,
+        Verdict::Blank => jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            crate::jsonrpc::error_response(
+                Value::Null,
+                crate::jsonrpc::INVALID_REQUEST,
+                "Invalid Request: the body is empty",
+            ),
+        ),
+        Verdict::Unanswerable => jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            crate::jsonrpc::error_response(
+                Value::Null,
+                crate::jsonrpc::INVALID_REQUEST,
+                "Invalid Request: a response without an id answers nothing",
+            ),
+        ),
+        Verdict::Reject(response) => jsonrpc_error(StatusCode::BAD_REQUEST, response),
+    }
+}
+
+fn jsonrpc_error(status: StatusCode, response: Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        response.to_string(),
+    )
+        .into_response()
 }
 
 fn unauthorized(message: &'static str) -> Response {

@@ -28,12 +28,14 @@
 mod bridge;
 mod handler;
 mod http;
+mod jsonrpc;
 mod office;
 mod play;
 mod render;
 
 pub use bridge::{bridge_io, bridge_stdio};
 pub use http::{TOKEN_BYTES, TrialEndpoint};
+pub use jsonrpc::{INVALID_REQUEST, MAX_DEPTH, MAX_MESSAGE_BYTES, PARSE_ERROR};
 pub use office::{NO_TURN, Office};
 pub use play::{PLAY_TOOLS, Play, PlayOutcome};
 pub use render::render_text;

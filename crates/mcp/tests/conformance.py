@@ -99,6 +99,7 @@ PLAN = [
         "duration_minutes": 30,
     }),
     ("calendar_delete", lambda s: {"uid": s["uid"]}),
+    ("calendar_respond", lambda s: {"uid": "standup@corp.test", "response": "accepted"}),
 ]
 
 # Calls that must come back as tool errors (isError), not protocol errors.

@@ -193,6 +193,16 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
         ),
     )
     .unwrap();
+    // An invitation from someone else, for `calendar_respond` (only attendees answer).
+    std::fs::create_dir_all(task_dir.join("world/calendar")).unwrap();
+    std::fs::write(
+        task_dir.join("world/calendar/ada@corp.test.ics"),
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n\
+         UID:standup@corp.test\r\nDTSTAMP:20260301T080000Z\r\nDTSTART:20260303T083000Z\r\n\
+         DTEND:20260303T090000Z\r\nSUMMARY:Standup\r\nORGANIZER:mailto:bob@corp.test\r\n\
+         ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:ada@corp.test\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+    )
+    .unwrap();
     let task = Task::load(&task_dir).unwrap();
     assert!(task.apps.iter().any(|a| a == "calendar"));
 

@@ -106,6 +106,26 @@ pub struct MergeRequest {
     pub merged_by: Option<String>,
     #[serde(default)]
     pub merged_at: Option<DateTime<Utc>>,
+    /// Approvals withdrawn because new commits reached the source branch, oldest first. An
+    /// approval is of the commits reviewed, as on every forge: when the source branch moves,
+    /// the approvals go and the reviewers must approve again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals_reset: Vec<ApprovalReset>,
+}
+
+/// One withdrawal of a merge request's approvals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalReset {
+    pub time: DateTime<Utc>,
+    /// Who moved the source branch.
+    pub by: String,
+    /// The source branch's head the approvals were given on, and its new head.
+    pub from: String,
+    pub to: String,
+    /// The approvals withdrawn (emails, in order).
+    pub approvals: Vec<String>,
+    /// Why, in words.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -189,6 +209,10 @@ impl CodeState {
                             "file": c.file, "line": c.line,
                         })).collect::<Vec<_>>(),
                         "approvals": m.approvals,
+                        "approvals_reset": m.approvals_reset.iter().map(|r| json!({
+                            "time": t(&r.time), "by": r.by, "from": r.from, "to": r.to,
+                            "approvals": r.approvals, "reason": r.reason,
+                        })).collect::<Vec<_>>(),
                         "merge_sha": m.merge_sha, "merged_source_sha": m.merged_source_sha,
                         "merged_by": m.merged_by, "merged_at": m.merged_at.as_ref().map(t),
                     })
@@ -1009,6 +1033,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             merged_source_sha: None,
             merged_by: None,
             merged_at: None,
+            approvals_reset: Vec::new(),
         };
         if let Some(r) = world.code.repos.get_mut(name) {
             r.merge_requests.push(mr);

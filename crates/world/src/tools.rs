@@ -56,6 +56,7 @@ const BASE: &[Tool] = &[
     calendar::UPDATE,
     calendar::DELETE,
     calendar::INVITE,
+    calendar::RESPOND,
     calendar::FREE_SLOTS,
 ];
 

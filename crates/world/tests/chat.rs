@@ -287,6 +287,17 @@ fn read_post_thread_react_search_join_create() {
     assert!(e.contains("invalid"), "{e}");
     let e = err(&mut w, "chat_create_channel", json!({"name": "general"}));
     assert!(e.contains("already exists"), "{e}");
+    // A private channel the user cannot see: the same answer as a reserved name.
+    let hidden = err(&mut w, "chat_create_channel", json!({"name": "finance"}));
+    let reserved = err(&mut w, "chat_create_channel", json!({"name": "here"}));
+    assert_eq!(
+        hidden.replace("finance", "NAME"),
+        reserved.replace("here", "NAME")
+    );
+    assert!(
+        !hidden.contains("exists") && !hidden.contains("private"),
+        "{hidden}"
+    );
 
     let r = ok(&mut w, "chat_members", json!({}));
     let handles: Vec<&str> = r["members"]

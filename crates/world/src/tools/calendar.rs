@@ -1,5 +1,11 @@
-//! calendar_* tools: the user's own calendar; attendees' copies follow when they have a
-//! calendar in the world.
+//! calendar_* tools: the acting person's own calendar (the user's for the agent, the colleague's
+//! for an `act` event); attendees' copies follow when they have a calendar in the world.
+//!
+//! Authority follows the event's organizer, as in every real calendar: only the organizer
+//! changes an event, invites to it or cancels it for everyone. An attendee answers it
+//! (`calendar_respond`: accepted, declined, tentative) or takes it off their own calendar
+//! (`calendar_respond` with `remove`); anything else is a tool error that names the organizer
+//! and changes nothing. An event without an organizer belongs to the calendar it is in.
 
 use bureau_core::log::Actor;
 use bureau_formats::calendar::{Attendee, CalEvent};
@@ -54,7 +60,7 @@ pub(super) const CREATE: Tool = Tool {
 };
 pub(super) const UPDATE: Tool = Tool {
     name: "calendar_update",
-    description: "Change an event of your calendar; attendees' copies are updated.",
+    description: "Change an event you organize; attendees' copies are updated. Attendees cannot change an event: they answer it with calendar_respond.",
     schema: || {
         schema(
             &[
@@ -72,13 +78,13 @@ pub(super) const UPDATE: Tool = Tool {
 };
 pub(super) const DELETE: Tool = Tool {
     name: "calendar_delete",
-    description: "Delete an event from your calendar; attendees' copies are cancelled.",
+    description: "Cancel an event you organize: it leaves your calendar and attendees' copies are cancelled. To drop an event someone else organizes, use calendar_respond with response=declined and remove=true.",
     schema: || schema(&[("uid", string("Event uid"))], &["uid"]),
     run: delete,
 };
 pub(super) const INVITE: Tool = Tool {
     name: "calendar_invite",
-    description: "Invite more people to an event of your calendar.",
+    description: "Invite more people to an event you organize.",
     schema: || {
         schema(
             &[
@@ -89,6 +95,29 @@ pub(super) const INVITE: Tool = Tool {
         )
     },
     run: invite,
+};
+pub(super) const RESPOND: Tool = Tool {
+    name: "calendar_respond",
+    description: "Answer an invitation in your calendar (an event someone else organizes): accepted, declined or tentative; the organizer's and the other attendees' copies show your answer. With remove=true (only with declined) the event also leaves your own calendar.",
+    schema: || {
+        schema(
+            &[
+                ("uid", string("Event uid")),
+                (
+                    "response",
+                    string("Your answer: accepted, declined or tentative"),
+                ),
+                (
+                    "remove",
+                    boolean(
+                        "Also remove the event from your own calendar (only with declined; default false)",
+                    ),
+                ),
+            ],
+            &["uid", "response"],
+        )
+    },
+    run: respond,
 };
 pub(super) const FREE_SLOTS: Tool = Tool {
     name: "calendar_free_slots",
@@ -127,11 +156,39 @@ fn show(w: &World, e: &CalEvent) -> Value {
     })
 }
 
-fn own_event(w: &World, uid: &str) -> Result<CalEvent, String> {
+fn own_event(w: &World, me: &str, uid: &str) -> Result<CalEvent, String> {
     w.calendar
-        .get(&w.user.email, uid)
+        .get(me, uid)
         .cloned()
         .ok_or_else(|| format!("no event `{uid}` in your calendar; use calendar_list to find uids"))
+}
+
+/// Who organizes `ev` as it stands in `owner`'s calendar: its ORGANIZER, else the owner (an
+/// event without an organizer is the owner's own).
+fn organizer_of(ev: &CalEvent, owner: &str) -> String {
+    ev.organizer
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .unwrap_or(owner)
+        .to_lowercase()
+}
+
+/// An event of `me`'s calendar that `me` organizes, for a change of the event itself (`what`:
+/// "change", "cancel", "invite people to"). For an event someone else organizes, a tool error
+/// that names the organizer and what an attendee can do instead.
+fn organized_event(w: &World, me: &str, uid: &str, what: &str) -> Result<CalEvent, String> {
+    let ev = own_event(w, me, uid)?;
+    let organizer = organizer_of(&ev, me);
+    if organizer != me.to_lowercase() {
+        return Err(format!(
+            "`{uid}` is organized by {organizer}: only the organizer can {what} it for everyone, and nothing was changed. \
+As an attendee you can answer it with calendar_respond (response accepted, declined or tentative), \
+or take it off your own calendar with calendar_respond {{uid, response: \"declined\", remove: true}}; \
+to ask for a change, write to {organizer}"
+        ));
+    }
+    Ok(ev)
 }
 
 #[derive(Deserialize)]
@@ -143,8 +200,9 @@ struct ListArgs {
     include_cancelled: bool,
 }
 
-fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+fn list(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: ListArgs = parse("calendar_list", args)?;
+    let me = w.acting_email(actor)?;
     let from = a
         .from
         .as_deref()
@@ -158,7 +216,7 @@ fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
             .map(|t| t.with_timezone(&Utc));
     let events: Vec<Value> = w
         .calendar
-        .events(&w.user.email)
+        .events(&me)
         .into_iter()
         .filter(|e| a.include_cancelled || !is_cancelled(e))
         .filter(|e| {
@@ -180,11 +238,11 @@ fn check_addresses(list: &[String]) -> Result<Vec<String>, String> {
         .collect()
 }
 
-/// Put a copy of `ev` into each attendee's calendar that exists in the world.
-fn sync_attendees(w: &mut World, ev: &CalEvent) -> Vec<String> {
+/// Put a copy of `ev` (organized by `me`) into each attendee's calendar that exists in the world.
+fn sync_attendees(w: &mut World, me: &str, ev: &CalEvent) -> Vec<String> {
     let mut synced = Vec::new();
     for att in &ev.attendees {
-        if att.email == w.user.email || !w.calendar.has_calendar(&att.email) {
+        if att.email.eq_ignore_ascii_case(me) || !w.calendar.has_calendar(&att.email) {
             continue;
         }
         let cal = w.calendar.ensure(&att.email);
@@ -219,6 +277,7 @@ struct CreateArgs {
 
 fn create(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: CreateArgs = parse("calendar_create", args)?;
+    let me = w.acting_email(actor)?;
     if a.summary.trim().is_empty() {
         return Err("`summary` is empty; give the event a title".into());
     }
@@ -231,7 +290,6 @@ fn create(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     emails.dedup();
     w.calendar.created += 1;
     let uid = format!("evt-{}@bureau", w.calendar.created);
-    let me = w.user.email.clone();
     let ev = CalEvent {
         uid: uid.clone(),
         summary: a.summary,
@@ -254,7 +312,7 @@ fn create(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         sequence: 0,
     };
     w.calendar.ensure(&me).insert(uid.clone(), ev.clone());
-    let synced = sync_attendees(w, &ev);
+    let synced = sync_attendees(w, &me, &ev);
     w.record(actor.clone(), "calendar", "create", false, json!({"uid": uid, "summary": ev.summary, "start": show_time(w, start), "end": show_time(w, end), "attendees": emails, "invited_calendars": synced}));
     Ok(json!({"uid": uid}))
 }
@@ -272,7 +330,8 @@ struct UpdateArgs {
 
 fn update(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: UpdateArgs = parse("calendar_update", args)?;
-    let mut ev = own_event(w, &a.uid)?;
+    let me = w.acting_email(actor)?;
+    let mut ev = organized_event(w, &me, &a.uid, "change")?;
     if let Some(s) = a.summary {
         ev.summary = s;
     }
@@ -292,9 +351,8 @@ fn update(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         return Err("after this change the event would end before it starts".into());
     }
     ev.sequence += 1;
-    let me = w.user.email.clone();
     w.calendar.ensure(&me).insert(ev.uid.clone(), ev.clone());
-    sync_attendees(w, &ev);
+    sync_attendees(w, &me, &ev);
     w.record(actor.clone(), "calendar", "update", false, json!({"uid": ev.uid, "summary": ev.summary, "start": show_time(w, ev.start), "end": show_time(w, ev.end)}));
     Ok(json!({"uid": ev.uid}))
 }
@@ -307,8 +365,8 @@ struct UidArg {
 
 fn delete(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: UidArg = parse("calendar_delete", args)?;
-    let ev = own_event(w, &a.uid)?;
-    let me = w.user.email.clone();
+    let me = w.acting_email(actor)?;
+    let ev = organized_event(w, &me, &a.uid, "cancel")?;
     w.calendar.ensure(&me).remove(&a.uid);
     let mut cancelled = Vec::new();
     for att in &ev.attendees {
@@ -337,7 +395,8 @@ struct InviteArgs {
 
 fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: InviteArgs = parse("calendar_invite", args)?;
-    let mut ev = own_event(w, &a.uid)?;
+    let me = w.acting_email(actor)?;
+    let mut ev = organized_event(w, &me, &a.uid, "invite people to")?;
     if is_cancelled(&ev) {
         return Err(format!("event `{}` is cancelled", a.uid));
     }
@@ -357,9 +416,8 @@ fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         }
     }
     ev.sequence += 1;
-    let me = w.user.email.clone();
     w.calendar.ensure(&me).insert(ev.uid.clone(), ev.clone());
-    sync_attendees(w, &ev);
+    sync_attendees(w, &me, &ev);
     w.record(
         actor.clone(),
         "calendar",
@@ -369,6 +427,81 @@ fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     );
     let all: Vec<&str> = ev.attendees.iter().map(|x| x.email.as_str()).collect();
     Ok(json!({"uid": ev.uid, "attendees": all}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RespondArgs {
+    uid: String,
+    response: String,
+    #[serde(default)]
+    remove: bool,
+}
+
+fn respond(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: RespondArgs = parse("calendar_respond", args)?;
+    let me = w.acting_email(actor)?.to_lowercase();
+    let status = match a.response.trim().to_ascii_lowercase().as_str() {
+        "accepted" | "accept" => "ACCEPTED",
+        "declined" | "decline" => "DECLINED",
+        "tentative" => "TENTATIVE",
+        _ => {
+            return Err(format!(
+                "`response` must be accepted, declined or tentative, not `{}`",
+                a.response
+            ));
+        }
+    };
+    if a.remove && status != "DECLINED" {
+        return Err(
+            "`remove` takes the event off your calendar and so declines it: give response=declined with remove=true".into(),
+        );
+    }
+    let ev = own_event(w, &me, &a.uid)?;
+    let organizer = organizer_of(&ev, &me);
+    if organizer == me {
+        return Err(format!(
+            "you organize `{}`: answers are for attendees. Change it with calendar_update or cancel it with calendar_delete",
+            a.uid
+        ));
+    }
+    // Your answer shows in every copy of the event in the world: yours, the organizer's and
+    // the other attendees'.
+    let mut answered = Vec::new();
+    for owner in w.calendar.users() {
+        if let Some(copy) = w.calendar.get_mut(&owner, &a.uid) {
+            let mut found = false;
+            for att in &mut copy.attendees {
+                if att.email.eq_ignore_ascii_case(&me) {
+                    att.status = status.to_string();
+                    found = true;
+                }
+            }
+            if !found && owner == me {
+                copy.attendees.push(Attendee {
+                    email: me.clone(),
+                    name: None,
+                    status: status.to_string(),
+                });
+                found = true;
+            }
+            if found {
+                answered.push(owner);
+            }
+        }
+    }
+    if a.remove {
+        w.calendar.ensure(&me).remove(&a.uid);
+    }
+    w.record(
+        actor.clone(),
+        "calendar",
+        "respond",
+        false,
+        json!({"uid": a.uid, "summary": ev.summary, "organizer": organizer, "response": status,
+            "removed": a.remove, "updated_calendars": answered}),
+    );
+    Ok(json!({"uid": a.uid, "response": status, "organizer": organizer, "removed": a.remove}))
 }
 
 #[derive(Deserialize)]
@@ -396,7 +529,7 @@ fn hhmm(field: &str, s: &str) -> Result<NaiveTime, String> {
         .map_err(|_| format!("`{field}` must be HH:MM, e.g. 09:00"))
 }
 
-fn free_slots(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+fn free_slots(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: SlotArgs = parse("calendar_free_slots", args)?;
     let from = time_arg(w, "from", &a.from)?.with_timezone(&Utc);
     let to = time_arg(w, "to", &a.to)?.with_timezone(&Utc);
@@ -415,7 +548,7 @@ fn free_slots(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         return Err("`work_end` must be after `work_start`".into());
     }
     let tz = w.timezone;
-    let mut people = vec![w.user.email.clone()];
+    let mut people = vec![w.acting_email(actor)?];
     let mut unknown = Vec::new();
     for e in check_addresses(&a.attendees)? {
         if w.calendar.has_calendar(&e) {

@@ -136,7 +136,7 @@ const MEMBERS: Tool = Tool {
 };
 const CREATE_CHANNEL: Tool = Tool {
     name: "chat_create_channel",
-    description: "Create a channel (you are its first member); optionally private, with a topic and members to add.",
+    description: "Create a channel (you are its first member); optionally private, with a topic and members to add. Some names are not available (reserved words, names already in use); then choose another.",
     schema: || {
         schema(
             &[
@@ -652,6 +652,15 @@ struct CreateArgs {
     members: Vec<String>,
 }
 
+/// Names no new channel can take: the words of channel-wide mentions.
+pub const RESERVED_CHANNEL_NAMES: &[&str] = &["all", "channel", "everyone", "here"];
+
+/// The refusal for a name that cannot be used, whatever the reason (reserved, or held by a
+/// channel the creator cannot see): one message, so that it reveals nothing.
+fn name_not_available(key: &str) -> String {
+    format!("the name `{key}` is not available for a new channel; choose another name")
+}
+
 fn create_channel(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: CreateArgs = parse("chat_create_channel", args)?;
     let me = w.acting_email(actor)?;
@@ -662,8 +671,20 @@ fn create_channel(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             a.name
         ));
     }
-    if w.chat.channel(&key).is_some() {
-        return Err(format!("a channel `{key}` already exists"));
+    // A name held by a channel the creator cannot see (someone else's private channel) gets
+    // the same answer as a reserved name: the refusal never says that such a channel exists.
+    // A channel the creator can see is named as existing, which tells them nothing new.
+    match w.chat.channel(&key) {
+        Some(ch) if ChatState::can_see(ch, &me) => {
+            return Err(format!(
+                "a channel `{key}` already exists (chat_list_channels shows it); join it with chat_join or choose another name"
+            ));
+        }
+        Some(_) => return Err(name_not_available(&key)),
+        None if RESERVED_CHANNEL_NAMES.contains(&key.as_str()) => {
+            return Err(name_not_available(&key));
+        }
+        None => {}
     }
     let mut set = BTreeSet::new();
     set.insert(me.clone());
