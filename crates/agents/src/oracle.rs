@@ -27,6 +27,15 @@ impl Agent for OracleAgent {
     }
 
     fn start_trial(&mut self, task: &Task) -> Result<(), AgentError> {
+        if !task.dir.join("solution").is_dir() {
+            // Scoring the empty replay would blame the task's checks (or give a 0 that looks
+            // like an agent's failure); the oracle cannot play this task at all.
+            return Err(AgentError::Failed(format!(
+                "task `{}` has no solution/ directory ({}), so the oracle has nothing to replay — add solution/<turn>.jsonl with one {{\"tool\", \"args\"}} line per call",
+                task.id,
+                task.dir.join("solution").display()
+            )));
+        }
         self.solution = task.solution.clone();
         Ok(())
     }

@@ -279,9 +279,16 @@ fn parse_context(s: &str) -> Result<bureau_core::history::ContextSetting, String
 }
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from("runs").join(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string())
-    });
+    let out = match args.out {
+        Some(out) => out,
+        None => {
+            let out = default_run_dir(Path::new("runs"));
+            if !args.quiet {
+                eprintln!("run directory: {}", out.display());
+            }
+            out
+        }
+    };
     let config = RunConfig {
         targets: args.targets,
         agents: args.agents,
@@ -508,6 +515,19 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// A new run directory under `parent`: `<%Y%m%d-%H%M%S>-<4 hex digits>`, the suffix drawn
+/// until the name is free, so two runs started in the same second never share a directory.
+fn default_run_dir(parent: &Path) -> PathBuf {
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
+    let mut rng = fastrand::Rng::new();
+    loop {
+        let dir = parent.join(format!("{stamp}-{:04x}", rng.u16(..)));
+        if std::fs::symlink_metadata(&dir).is_err() {
+            return dir;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,5 +545,16 @@ mod tests {
             vec!["long-id".to_string(), "3".to_string()],
         ];
         assert_eq!(table(&rows), "ID       N\nlong-id  3\n");
+    }
+
+    #[test]
+    fn default_run_dirs_started_in_the_same_second_differ() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let d = default_run_dir(tmp.path());
+            std::fs::create_dir(&d).unwrap();
+            assert!(seen.insert(d));
+        }
     }
 }

@@ -100,6 +100,52 @@ fn run_with_oracle_and_null_writes_the_run_directory_and_prints_the_table() {
 }
 
 #[test]
+fn piped_runs_print_a_line_per_trial_and_quiet_silences_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    // Without --out: the default run directory is new, unique and named at the start.
+    let o = run_ok(
+        bureau()
+            .current_dir(tmp.path())
+            .arg("run")
+            .arg(&task)
+            .args(["--agent", "oracle", "--agent", "null"]),
+    );
+    let stderr = text(&o.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with("run directory: runs/"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("memo · oracle · epoch 1 · passed · score 1.000 ·")),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("memo · null · epoch 1 · failed · score")),
+        "{stderr}"
+    );
+    let o = run_ok(
+        bureau()
+            .current_dir(tmp.path())
+            .arg("run")
+            .arg(&task)
+            .args(["--agent", "oracle", "--quiet"]),
+    );
+    let stderr = text(&o.stderr);
+    assert!(!stderr.contains("run directory:"), "{stderr}");
+    assert!(!stderr.lines().any(|l| l.starts_with('[')), "{stderr}");
+    let runs: Vec<_> = std::fs::read_dir(tmp.path().join("runs"))
+        .unwrap()
+        .collect();
+    assert_eq!(runs.len(), 2, "two runs, two directories");
+}
+
+#[test]
 fn report_rewrites_report_md_from_stored_results_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let task = tmp.path().join("memo");

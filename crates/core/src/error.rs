@@ -40,10 +40,62 @@ impl Location {
     }
 }
 
+impl Location {
+    /// A path as a whole, with no position in it (a directory, or a path that does not
+    /// exist): shown as the path alone, never with a made-up `:1:1`.
+    pub fn whole(path: &Path) -> Location {
+        Location {
+            path: path.to_path_buf(),
+            line: 0,
+            col: 0,
+        }
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            return write!(f, "{}", self.path.display());
+        }
         write!(f, "{}:{}:{}", self.path.display(), self.line, self.col)
     }
+}
+
+/// The Levenshtein distance between `a` and `b`, in characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The candidate nearest to `word` by [`edit_distance`], if it is near enough to be what was
+/// meant (at most a third of the word's length, and at least 1, edits); ties go to the
+/// first in sorted order.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    let mut all: Vec<&str> = candidates.into_iter().collect();
+    all.sort_unstable();
+    all.into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }
 
 /// One problem in a task or suite: where, what is wrong, and what to do about it.
@@ -109,5 +161,34 @@ mod tests {
             "task.toml:2:3"
         );
         assert_eq!(Location::from_offset(p, src, 999).line, 3);
+    }
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_and_substitutions() {
+        assert_eq!(edit_distance("starter", "starter"), 0);
+        assert_eq!(edit_distance("stater", "starter"), 1);
+        assert_eq!(edit_distance("wieght", "weight"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn did_you_mean_picks_the_nearest_close_candidate() {
+        let suites = ["history", "intranet", "starter", "workspace"];
+        assert_eq!(did_you_mean("stater", suites), Some("starter"));
+        assert_eq!(did_you_mean("intranett", suites), Some("intranet"));
+        assert_eq!(did_you_mean("zzz", suites), None);
+    }
+
+    #[test]
+    fn a_whole_path_location_has_no_made_up_position() {
+        assert_eq!(
+            Location::whole(Path::new("suites/x")).to_string(),
+            "suites/x"
+        );
+        assert_eq!(
+            Location::file(Path::new("a.toml")).to_string(),
+            "a.toml:1:1"
+        );
     }
 }

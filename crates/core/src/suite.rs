@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Location, TaskError, TaskErrors};
+use crate::error::{Location, TaskError, TaskErrors, did_you_mean};
 use crate::task::Task;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -25,6 +25,46 @@ pub struct SuiteMeta {
     pub description: String,
     #[serde(default)]
     pub subsets: BTreeMap<String, Vec<String>>,
+}
+
+/// The task or suite directory beside `path` whose name is nearest to its last component
+/// (for "did you mean"), if one is near enough.
+fn nearest_target(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let names: Vec<String> = std::fs::read_dir(&parent)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().join("suite.toml").is_file() || e.path().join("task.toml").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    let best = did_you_mean(name, names.iter().map(String::as_str))?;
+    Some(match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join(best),
+        _ => PathBuf::from(best),
+    })
+}
+
+/// The suites and tasks directly inside `spec` when `spec` is a folder that is neither a
+/// task nor a suite (`bureau validate suites`): their paths, sorted; `None` otherwise (and
+/// when the folder holds none).
+pub fn folder_targets(spec: &str) -> Option<Vec<String>> {
+    let path = Path::new(spec);
+    if !path.is_dir() || path.join("task.toml").is_file() || path.join("suite.toml").is_file() {
+        return None;
+    }
+    let mut found: Vec<String> = std::fs::read_dir(path)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("suite.toml").is_file() || p.join("task.toml").is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    found.sort();
+    (!found.is_empty()).then_some(found)
 }
 
 /// What a path given on the command line names.
@@ -62,12 +102,17 @@ impl Target {
         }
         let suite_toml = path.join("suite.toml");
         if !suite_toml.is_file() {
-            return Err(TaskError::new(
-                Location::file(&path),
-                "neither a task (no task.toml) nor a suite (no suite.toml)",
-                "give the path of a task directory or a suite directory",
-            )
-            .into());
+            let near = nearest_target(&path);
+            let hint = match &near {
+                Some(n) => format!("did you mean `{}`?", n.display()),
+                None => "give the path of a task directory or a suite directory".to_string(),
+            };
+            let what = if std::fs::symlink_metadata(&path).is_err() {
+                "no such file or directory"
+            } else {
+                "neither a task (no task.toml) nor a suite (no suite.toml)"
+            };
+            return Err(TaskError::new(Location::whole(&path), what, hint).into());
         }
         let text = std::fs::read_to_string(&suite_toml).map_err(|e| {
             TaskError::new(

@@ -264,7 +264,13 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
                 pct(a.tcr.get(&100).copied().unwrap_or(0.0)),
                 format!("{:.1}", a.agency_0_10_mean),
             ];
-            if epochs > 1 {
+            if a.scored == 0 {
+                // No trial was scored: every rate is unknown, never 0.
+                r[2..].iter_mut().for_each(|c| *c = "—".into());
+            }
+            if epochs > 1 && a.scored == 0 {
+                r.extend(["—".to_string(), "—".to_string()]);
+            } else if epochs > 1 {
                 r.push(
                     a.pass_at_k
                         .get(&epochs)
@@ -687,7 +693,13 @@ pub fn render_table(summary: &Summary) -> String {
             format!("{}%", pct(a.tcr.get(&80).copied().unwrap_or(0.0))),
             format!("{}%", pct(a.tcr.get(&100).copied().unwrap_or(0.0))),
         ];
-        if epochs > 1 {
+        if a.scored == 0 {
+            // No trial was scored: every rate is unknown, never 0.
+            r[3..].iter_mut().for_each(|c| *c = "—".into());
+        }
+        if epochs > 1 && a.scored == 0 {
+            r.extend(["—".to_string(), "—".to_string()]);
+        } else if epochs > 1 {
             r.push(
                 a.pass_at_k
                     .get(&epochs)

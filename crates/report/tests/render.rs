@@ -299,3 +299,34 @@ fn single_epoch_runs_have_no_pass_at_k_columns() {
     assert!(!render_table(&s).contains("pass@"));
     assert!(!render_markdown(&s, &trials).contains("pass@"));
 }
+
+#[test]
+fn an_agent_with_no_scored_trial_shows_dashes_never_numbers() {
+    // `--agent claude-code` with the harness missing: every trial is an error.
+    let mut trials = run();
+    for epoch in 1..=2 {
+        trials.push(trial(
+            "claude-code",
+            "budget-reconcile",
+            epoch,
+            Vec::new(),
+            (0, 0, 0.1),
+            Some("claude: command not found"),
+        ));
+    }
+    let s = summarize(&trials);
+    let table = render_table(&s);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("claude-code"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(!row.contains("0.0 ± 0.0") && !row.contains('%'), "{row}");
+    assert!(row.contains('—'), "{row}");
+    let md = render_markdown(&s, &trials);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| claude-code"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(!row.contains("0.0 ± 0.0"), "{row}");
+    assert!(row.contains("| — |"), "{row}");
+}

@@ -161,6 +161,44 @@ pub enum RunError {
     Json { path: PathBuf, message: String },
 }
 
+/// Refuse an output directory that holds files but no run: Bureau writes only into a new or
+/// empty directory, or resumes its own run (`run.json`) there. The caches a run makes before
+/// its `run.json` (judge, feedback, colleague, embedding) do not count.
+fn check_out(out: &Path) -> Result<(), RunError> {
+    if out.join(rundir::RUN_JSON).is_file() {
+        return Ok(());
+    }
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    let ours = [
+        rundir::JUDGE_CACHE,
+        rundir::FEEDBACK_CACHE,
+        rundir::COLLEAGUE_CACHE,
+        rundir::EMBEDDING_CACHE,
+    ];
+    let mut foreign: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !ours.contains(&n.as_str()))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    Err(RunError::Config(format!(
+        "{} holds files but no Bureau run (no {}; it has `{}`{}) — Bureau writes only into a new or empty directory or resumes its own run: choose another --out",
+        out.display(),
+        rundir::RUN_JSON,
+        foreign[0],
+        if foreign.len() > 1 {
+            format!(" and {} more", foreign.len() - 1)
+        } else {
+            String::new()
+        }
+    )))
+}
+
 /// `run.json`: what the run is. A run directory is resumed only by the same run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunManifest {
@@ -304,6 +342,12 @@ pub fn run_with_catalog(
     config: &RunConfig,
     mut catalog: AgentCatalog,
 ) -> Result<RunOutcome, RunError> {
+    let absolute = RunConfig {
+        out: std::path::absolute(&config.out).map_err(rundir::io_err(&config.out))?,
+        ..config.clone()
+    };
+    let config = &absolute;
+    check_out(&config.out)?;
     if let Some(path) = &config.agents_file {
         catalog = catalog.load_agents_file(path)?;
     }
@@ -580,9 +624,12 @@ pub fn run_full(
             .then_some(config.replicas),
         retrieval: retrieval.filter(|_| has_history),
     };
-    let out = &config.out;
-    std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
+    // Every path of the run is absolute from here on: worlds run programs (git) in other
+    // working directories, where a relative path would name something else.
+    let out = &std::path::absolute(&config.out).map_err(rundir::io_err(&config.out))?;
+    check_out(out)?;
     let run_json = out.join(rundir::RUN_JSON);
+    std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
     if run_json.is_file() {
         let old: RunManifest = rundir::read_json(&run_json)?;
         if let Some(what) = differs(&old, &manifest) {
@@ -590,6 +637,10 @@ pub fn run_full(
                 path: out.clone(),
                 what,
             });
+        }
+        if let Some(extended) = extended(&old, &manifest) {
+            // More agents or epochs: the run grows; its finished trials are kept.
+            rundir::write_json(&run_json, &extended)?;
         }
     } else {
         rundir::write_json(&run_json, &manifest)?;
@@ -661,7 +712,7 @@ pub fn run_full(
                     let Some(job) = jobs.get(i) else { break };
                     match trial::run_trial(job, factory, &scoring, config.retries.saturating_add(1))
                     {
-                        Ok(result) => progress.finished(result.status),
+                        Ok(result) => progress.finished(&result),
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
                             let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
@@ -704,6 +755,24 @@ pub fn run_full(
 }
 
 /// What makes `new` a different run from `old`, if anything.
+/// The manifest of `old` grown by what `new` adds (agents after the run's own, in the order
+/// given; the larger number of epochs), or `None` when `new` adds nothing.
+fn extended(old: &RunManifest, new: &RunManifest) -> Option<RunManifest> {
+    let added: Vec<AgentEntry> = new
+        .agents
+        .iter()
+        .filter(|n| !old.agents.iter().any(|o| o.spec == n.spec))
+        .cloned()
+        .collect();
+    if added.is_empty() && new.epochs <= old.epochs {
+        return None;
+    }
+    let mut m = old.clone();
+    m.agents.extend(added);
+    m.epochs = m.epochs.max(new.epochs);
+    Some(m)
+}
+
 fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
     if old.targets != new.targets {
         return Some(format!("targets {:?}, not {:?}", old.targets, new.targets));
@@ -734,11 +803,28 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             show(retrieval_label(new))
         ));
     }
-    let specs = |m: &RunManifest| m.agents.iter().map(|a| a.spec.clone()).collect::<Vec<_>>();
-    if specs(old) != specs(new) {
-        return Some(format!("agents {:?}, not {:?}", specs(old), specs(new)));
+    // Agents are a set: their order on the command line is not the run's identity, and more
+    // agents extend the run. Every agent of the run must still be there, defined the same.
+    let missing: Vec<&str> = old
+        .agents
+        .iter()
+        .filter(|o| !new.agents.iter().any(|n| n.spec == o.spec))
+        .map(|o| o.spec.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Some(format!(
+            "agents {:?}; this command leaves out {:?} (agents can be added to a run, not removed)",
+            old.agents
+                .iter()
+                .map(|a| a.spec.as_str())
+                .collect::<Vec<_>>(),
+            missing
+        ));
     }
-    for (o, n) in old.agents.iter().zip(&new.agents) {
+    for o in &old.agents {
+        let Some(n) = new.agents.iter().find(|n| n.spec == o.spec) else {
+            continue;
+        };
         if o.definition.is_some() && o.definition != n.definition {
             return Some(format!(
                 "agent `{}` defined as {}, not {}",
@@ -780,8 +866,11 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             colleagues(new)
         ));
     }
-    if old.epochs != new.epochs {
-        return Some(format!("{} epoch(s), not {}", old.epochs, new.epochs));
+    if new.epochs < old.epochs {
+        return Some(format!(
+            "{} epoch(s), not {} (epochs can be added to a run, not removed)",
+            old.epochs, new.epochs
+        ));
     }
     if old.tasks != new.tasks {
         return Some(format!("tasks {:?}, now {:?}", old.tasks, new.tasks));
@@ -808,15 +897,37 @@ pub fn write_summary(out: &Path) -> Result<Summary, RunError> {
 }
 
 /// The progress bar: trials done of all, with passed / failed / errored counts and an ETA.
-/// Hidden when stderr is not a terminal or when quiet.
+/// When stderr is not a terminal (piped, CI) one plain line per finished trial instead
+/// ([`progress_line`]). Nothing when quiet.
 struct Progress {
     bar: ProgressBar,
     counts: Mutex<[u64; 3]>,
+    lines: bool,
+    total: u64,
+}
+
+/// The line a finished trial prints when stderr is not a terminal: its place in the run,
+/// task, agent, epoch, verdict, weighted score (`—` when unscored) and seconds.
+fn progress_line(done: u64, total: u64, r: &TrialResult) -> String {
+    let status = match r.status {
+        TrialStatus::Passed => "passed",
+        TrialStatus::Failed => "failed",
+        TrialStatus::Error => "error",
+    };
+    let score = r
+        .score
+        .as_ref()
+        .map_or_else(|| "—".to_string(), |s| format!("{:.3}", s.weighted));
+    format!(
+        "[{done}/{total}] {} · {} · epoch {} · {status} · score {score} · {:.1} s",
+        r.task.id, r.agent, r.epoch, r.wall_seconds
+    )
 }
 
 impl Progress {
     fn new(total: u64, skipped: u64, quiet: bool) -> Progress {
-        let bar = if quiet || !std::io::stderr().is_terminal() {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if quiet || !terminal {
             ProgressBar::hidden()
         } else {
             ProgressBar::new(total)
@@ -830,6 +941,8 @@ impl Progress {
         let p = Progress {
             bar,
             counts: Mutex::new([0; 3]),
+            lines: !quiet && !terminal,
+            total,
         };
         p.show(&[0; 3], skipped);
         p
@@ -847,9 +960,9 @@ impl Progress {
         ));
     }
 
-    fn finished(&self, status: TrialStatus) {
+    fn finished(&self, result: &TrialResult) {
         let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        match status {
+        match result.status {
             TrialStatus::Passed => c[0] += 1,
             TrialStatus::Failed => c[1] += 1,
             TrialStatus::Error => c[2] += 1,
@@ -857,6 +970,9 @@ impl Progress {
         self.bar.inc(1);
         let skipped = self.bar.position().saturating_sub(c.iter().sum());
         self.show(&c, skipped);
+        if self.lines {
+            eprintln!("{}", progress_line(self.bar.position(), self.total, result));
+        }
     }
 
     fn done(&self) {

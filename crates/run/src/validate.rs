@@ -56,11 +56,16 @@ impl ValidationReport {
     }
 }
 
-/// Validate every task of `targets`.
+/// Validate every task of `targets`. A target that is a folder of suites (or tasks), such as
+/// `suites`, stands for every suite (task) in it.
 pub fn validate(targets: &[String]) -> ValidationReport {
     let mut rows = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
-    for spec in targets {
+    let expanded: Vec<String> = targets
+        .iter()
+        .flat_map(|t| bureau_core::suite::folder_targets(t).unwrap_or_else(|| vec![t.clone()]))
+        .collect();
+    for spec in &expanded {
         let target = match Target::resolve(spec) {
             Ok(t) => t,
             Err(e) => {
@@ -155,7 +160,14 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
     };
 
     let mut oracle_runs: Vec<AttemptOutcome> = Vec::new();
-    for _ in 0..ORACLE_RUNS {
+    let has_solution = task.dir.join("solution").is_dir();
+    if !has_solution {
+        problems.push(format!(
+            "no solution/ directory ({}) — add solution/<turn>.jsonl with the oracle's tool calls, one {{\"tool\", \"args\"}} line per call (docs/task-format.md)",
+            task.dir.join("solution").display()
+        ));
+    }
+    for _ in 0..if has_solution { ORACLE_RUNS } else { 0 } {
         match attempt("oracle") {
             Ok(o) if o.status == TrialStatus::Error => {
                 problems.push(format!(

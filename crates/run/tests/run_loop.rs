@@ -409,9 +409,64 @@ fn a_run_directory_is_resumed_only_by_the_same_run() {
     let err = run(&config(&[&suite], &["null"], &out)).unwrap_err();
     assert!(matches!(err, RunError::OtherRun { .. }), "{err}");
     assert!(err.to_string().contains("choose another --out"), "{err}");
-    let mut c = config(&[&suite], &["oracle"], &out);
-    c.epochs = 2;
-    assert!(matches!(run(&c).unwrap_err(), RunError::OtherRun { .. }));
+    assert!(err.to_string().contains("leaves out [\"oracle\"]"), "{err}");
+    let other = write_suite(&tmp.path().join("other"), &["b"]);
+    assert!(matches!(
+        run(&config(&[&other], &["oracle"], &out)).unwrap_err(),
+        RunError::OtherRun { .. }
+    ));
+}
+
+#[test]
+fn a_run_grows_by_agents_and_epochs_and_agent_order_is_not_its_identity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a"]);
+    let out = tmp.path().join("run");
+    let first = run(&config(&[&suite], &["oracle", "null"], &out)).unwrap();
+    assert_eq!(first.ran, 2);
+    let stamp = |agent: &str, epoch: u32| {
+        std::fs::metadata(trial_dir(&out, "a", agent, epoch).join("result.json"))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let before = stamp("oracle", 1);
+    // The same agents in another order: the same run, nothing to do.
+    let again = run(&config(&[&suite], &["null", "oracle"], &out)).unwrap();
+    assert_eq!((again.ran, again.skipped), (0, 2));
+    // Two more epochs: four new trials, the old two kept as they were.
+    let mut c = config(&[&suite], &["oracle", "null"], &out);
+    c.epochs = 3;
+    let grown = run(&c).unwrap();
+    assert_eq!((grown.ran, grown.skipped, grown.total), (4, 2, 6));
+    assert_eq!(stamp("oracle", 1), before);
+    // Fewer epochs than the run has is refused.
+    let err = run(&config(&[&suite], &["oracle", "null"], &out)).unwrap_err();
+    assert!(err.to_string().contains("epochs can be added"), "{err}");
+    let manifest = json(&out.join("run.json"));
+    assert_eq!(manifest["epochs"], 3);
+}
+
+#[test]
+fn an_unrelated_non_empty_out_directory_is_refused_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = write_suite(&tmp.path().join("suite"), &["a"]);
+    let out = tmp.path().join("photos");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("holiday.jpg"), "jpeg").unwrap();
+    let err = run(&config(&[&suite], &["oracle"], &out)).unwrap_err();
+    assert!(matches!(err, RunError::Config(_)), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("holiday.jpg") && msg.contains("choose another --out"),
+        "{msg}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().collect();
+    assert_eq!(left.len(), 1, "nothing was written into it");
+    // An empty directory is fine.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    run(&config(&[&suite], &["oracle"], &empty)).unwrap();
 }
 
 #[test]

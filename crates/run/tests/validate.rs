@@ -25,6 +25,45 @@ fn a_sound_suite_is_valid() {
 }
 
 #[test]
+fn a_folder_of_suites_validates_every_suite_in_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("suites");
+    write_suite(&folder.join("one"), &["a", "b"]);
+    write_suite(&folder.join("two"), &["c"]);
+    std::fs::create_dir_all(folder.join("notes")).unwrap();
+    let report = validate(&[folder.display().to_string()]);
+    assert!(report.is_valid(), "{report:?}");
+    let tasks: Vec<&str> = report.rows.iter().map(|r| r.task.as_str()).collect();
+    assert_eq!(tasks, ["a", "b", "c"]);
+}
+
+#[test]
+fn a_task_without_solution_is_named_as_such_and_the_oracle_errors_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    std::fs::remove_dir_all(task.join("solution")).unwrap();
+    let report = validate(&[task.display().to_string()]);
+    let p = problems_of(&report, "memo").join("\n");
+    assert!(p.contains("no solution/ directory"), "{p}");
+    assert!(!p.contains("does not reach strict success"), "{p}");
+    // `run --agent oracle` does not score it 0: the trial is an error naming solution/.
+    let mut c = bureau_run::RunConfig::new(
+        vec![task.display().to_string()],
+        vec!["oracle".into()],
+        tmp.path().join("run"),
+    );
+    c.quiet = true;
+    c.retries = 0;
+    let out = bureau_run::run(&c).unwrap();
+    assert_eq!((out.errored, out.passed, out.failed), (1, 0, 0));
+    let result = read(
+        &bureau_run::trial_dir(&tmp.path().join("run"), "memo", "oracle", 1).join("result.json"),
+    );
+    assert!(result.contains("no solution/ directory"), "{result}");
+}
+
+#[test]
 fn each_kind_of_unsound_task_is_reported() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = tmp.path().join("suite");
@@ -116,8 +155,27 @@ fn an_unresolvable_target_is_a_row_with_its_problem() {
     let missing = tmp.path().join("nowhere").display().to_string();
     let report = validate(std::slice::from_ref(&missing));
     assert_eq!(report.rows.len(), 1);
+    let p = &report.rows[0].problems[0];
     assert!(
-        report.rows[0].problems[0].contains("neither a task"),
+        p.contains("nowhere: no such file or directory"),
         "{report:?}"
+    );
+    assert!(!p.contains(":1:1"), "no made-up position: {p}");
+    // A directory that is neither, beside a suite with a near name: "did you mean".
+    let suite = tmp.path().join("starter");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::write(
+        suite.join("suite.toml"),
+        "id = \"starter\"\ntitle = \"S\"\n",
+    )
+    .unwrap();
+    let stater = tmp.path().join("stater");
+    std::fs::create_dir(&stater).unwrap();
+    let report = validate(&[stater.display().to_string()]);
+    let p = &report.rows[0].problems[0];
+    assert!(p.contains("neither a task"), "{p}");
+    assert!(
+        p.contains(&format!("did you mean `{}`?", suite.display())),
+        "{p}"
     );
 }

@@ -335,9 +335,25 @@ pub(crate) fn bare_path(world: &World, repo: &str) -> PathBuf {
 }
 
 /// Options every git command runs with: no hooks, no background work, no reflogs, no
-/// conversion of line endings, no signing, plain output.
+/// conversion of line endings, no signing, plain output; no submodule is ever entered (a
+/// nested repository has a configuration of its own), no protocol but local paths, and every
+/// configurable program that the commands Bureau runs could start is set to nothing.
+/// Command-line configuration wins over the repository's, but not for keys with a name of the
+/// repository's choosing (`filter.<x>.clean`): that is why [`vet_clone`] also runs.
 const GIT_OPTIONS: &[&str] = &[
     "core.autocrlf=false",
+    "core.pager=cat",
+    "core.editor=true",
+    "core.sshCommand=false",
+    "core.untrackedCache=false",
+    "credential.helper=",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "push.recurseSubmodules=no",
+    "diff.ignoreSubmodules=all",
+    "status.submoduleSummary=false",
+    "protocol.allow=never",
+    "protocol.file.allow=always",
     "init.defaultBranch=main",
     "commit.gpgsign=false",
     "tag.gpgsign=false",
@@ -353,6 +369,82 @@ const GIT_OPTIONS: &[&str] = &[
     "merge.conflictstyle=merge",
     "safe.directory=*",
 ];
+
+/// Entries of a clone's `.git` that make git read another repository's objects, references
+/// or configuration. `code_clone` never makes them; any of them in a clone was put there to
+/// take git somewhere Bureau did not send it (a `commondir` with a `config` of its own whose
+/// filter runs a program; linked worktrees; submodule repositories; alternates).
+const GIT_REDIRECTS: &[&str] = &[
+    "commondir",
+    "gitdir",
+    "config.worktree",
+    "worktrees",
+    "modules",
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+];
+
+/// Check that the clone at `dir` is a plain repository that git can be run on without
+/// reading anything the agent chose as configuration: `.git` is a directory; nothing under
+/// it is a symbolic link, a FIFO, a socket or a device; none of [`GIT_REDIRECTS`] exists; and
+/// no directory of the work tree holds a repository of its own (`.git` below the top), which
+/// git would enter with that repository's configuration. Bureau rewrites `.git/config`
+/// itself, so with these refused the only configuration git reads is Bureau's.
+///
+/// `shown` is the clone's workspace path, for the message.
+pub(crate) fn vet_clone(dir: &Path, shown: &str) -> Result<(), String> {
+    let refuse = |what: &str, why: &str| {
+        format!(
+            "the clone `{shown}` cannot be used: `{what}` {why}; code tools run git only on clones as code_clone made them — clone the repository again into a new path"
+        )
+    };
+    let dot_git = dir.join(".git");
+    match std::fs::symlink_metadata(&dot_git) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(refuse(".git", "is not a directory")),
+        Err(_) => {
+            return Err(format!(
+                "`{shown}` is not a clone (no .git directory); clone a repository with code_clone first"
+            ));
+        }
+    }
+    for r in GIT_REDIRECTS {
+        if std::fs::symlink_metadata(dot_git.join(r)).is_ok() {
+            return Err(refuse(
+                &format!(".git/{r}"),
+                "makes git read another repository's files or configuration",
+            ));
+        }
+    }
+    for entry in walkdir::WalkDir::new(&dot_git).min_depth(1) {
+        let entry = entry.map_err(|e| refuse(".git", &format!("cannot be read ({e})")))?;
+        let t = entry.file_type();
+        if !(t.is_dir() || t.is_file()) {
+            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+            let kind = if t.is_symlink() {
+                "is a symbolic link"
+            } else {
+                "is not a regular file"
+            };
+            return Err(refuse(&rel.display().to_string(), kind));
+        }
+    }
+    let tree = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == ".git"));
+    for entry in tree {
+        let Ok(entry) = entry else { continue };
+        if entry.file_name() == ".git" {
+            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+            return Err(refuse(
+                &rel.display().to_string(),
+                "makes a repository inside the clone (git would enter it with its own configuration; submodules are not supported)",
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Run `git args` in `cwd` as `who`, at the world clock. Only a missing `git` program is an
 /// `Err`; a failing command is a [`GitOut`] with its code.

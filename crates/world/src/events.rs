@@ -21,6 +21,9 @@ pub(crate) fn build(
     replica: Option<(bureau_replica::Lease, Arc<BaseLayer>)>,
 ) -> Result<World, WorldError> {
     std::fs::create_dir_all(root).map_err(|e| WorldError::io(root, e))?;
+    // Every path of the world is absolute: git and other programs run with another working
+    // directory than Bureau's, where a relative root would name something else.
+    let root = &std::path::absolute(root).map_err(|e| WorldError::io(root, e))?;
     if replica.is_some() && task.workspace.is_none() {
         return Err(WorldError::Seed {
             path: task.toml_path(),

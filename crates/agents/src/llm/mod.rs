@@ -134,6 +134,16 @@ pub(crate) fn resolve_endpoint(
         .clone()
         .unwrap_or_else(|| provider.key_env().to_string());
     let key = nonempty(env(&key_env)).map(Secret);
+    if let Some(k) = &key
+        && k.0.len() < retry::MIN_REDACTED_KEY
+    {
+        // Redacting a one-letter key would rewrite every response; a key this short is a
+        // placeholder for a local server, not a secret. Say so once per agent made.
+        eprintln!(
+            "warning: {key_env} is shorter than {} characters; it is used, but not redacted from recorded responses",
+            retry::MIN_REDACTED_KEY
+        );
+    }
     if key.is_none() && (def.api_key_env.is_some() || !custom_base) {
         return Err(AgentError::Config(format!(
             "{key_env} is not set — export the {provider} API key for `{}` in it (a local server needs no key: give its base_url or {})",

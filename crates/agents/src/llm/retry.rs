@@ -257,12 +257,38 @@ pub(crate) fn backoff(policy: &RetrySettings, n: u32, unit: f64) -> Duration {
     base.mul_f64(0.5 + 0.5 * unit.clamp(0.0, 1.0))
 }
 
-/// `text` with every occurrence of `secret` replaced.
+/// Keys shorter than this are never redacted: a one-letter "key" would turn every `x` of a
+/// recorded response into `[redacted]`. Such keys are not secrets (test servers use them);
+/// the agents file warns about them (`llm/config.rs`).
+pub(crate) const MIN_REDACTED_KEY: usize = 8;
+
+/// `text` with every whole-token occurrence of `secret` replaced by `[redacted]`: one not
+/// preceded or followed by a letter, digit, `-` or `_` (key alphabets), so a key that happens
+/// to be part of a longer word is left alone. Secrets shorter than [`MIN_REDACTED_KEY`] are
+/// not redacted.
 pub(crate) fn redact(text: String, secret: Option<&str>) -> String {
-    match secret {
-        Some(s) if !s.is_empty() && text.contains(s) => text.replace(s, "[redacted]"),
-        _ => text,
+    let Some(secret) = secret.filter(|s| s.len() >= MIN_REDACTED_KEY) else {
+        return text;
+    };
+    if !text.contains(secret) {
+        return text;
     }
+    let key_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    let mut before: Option<char> = None;
+    while let Some(i) = rest.find(secret) {
+        let head = &rest[..i];
+        let prev = head.chars().next_back().or(before);
+        let tail = &rest[i + secret.len()..];
+        let whole = !prev.is_some_and(key_char) && !tail.chars().next().is_some_and(key_char);
+        out.push_str(head);
+        out.push_str(if whole { "[redacted]" } else { secret });
+        before = secret.chars().next_back();
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -358,10 +384,32 @@ mod tests {
     #[test]
     fn secrets_are_redacted() {
         assert_eq!(
-            redact("key sk-123 is wrong".into(), Some("sk-123")),
+            redact("key sk-live-123456 is wrong".into(), Some("sk-live-123456")),
             "key [redacted] is wrong"
+        );
+        assert_eq!(
+            redact(
+                r#"{"auth":"Bearer sk-live-123456","k":"sk-live-123456"}"#.into(),
+                Some("sk-live-123456")
+            ),
+            r#"{"auth":"Bearer [redacted]","k":"[redacted]"}"#
         );
         assert_eq!(redact("nothing".into(), Some("")), "nothing");
         assert_eq!(redact("nothing".into(), None), "nothing");
+    }
+
+    #[test]
+    fn short_keys_and_keys_inside_words_are_left_alone() {
+        // OPENAI_API_KEY=x made every recorded response read `"inde[redacted]":0`.
+        let body = r#"{"index":0,"text":"xx"}"#;
+        assert_eq!(redact(body.into(), Some("x")), body);
+        assert_eq!(redact(body.into(), Some("abcdefg")), body);
+        assert_eq!(
+            redact(
+                "prefix-abcdefgh abcdefgh abcdefghi".into(),
+                Some("abcdefgh")
+            ),
+            "prefix-abcdefgh [redacted] abcdefghi"
+        );
     }
 }

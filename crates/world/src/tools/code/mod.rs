@@ -17,7 +17,7 @@ use crate::World;
 use crate::code::{
     GitOut, Ident, Issue, IssueComment, LOG_FORMAT, MergeRequest, ReviewComment, WikiPage,
     bare_git, bare_path, commit_onto, git, ident, parse_log, read_file_at, rev, short, sync_repo,
-    valid_branch_name,
+    valid_branch_name, vet_clone,
 };
 
 /// Patches longer than this are cut (the file list stays complete).
@@ -133,15 +133,7 @@ struct Clone {
 /// `.git/config` to Bureau's fixed content.
 fn open_clone(w: &World, path: &str) -> Result<Clone, String> {
     let dir = w.files.resolve(path)?;
-    let dot_git = w
-        .files
-        .resolve(&format!("{}/.git", path.trim_end_matches('/')))?;
-    let meta = std::fs::symlink_metadata(&dot_git);
-    if !meta.is_ok_and(|m| m.is_dir()) {
-        return Err(format!(
-            "`{path}` is not a clone (no .git directory); clone a repository with code_clone first"
-        ));
-    }
+    vet_clone(&dir, path)?;
     let config = w
         .files
         .resolve(&format!("{}/.git/config", path.trim_end_matches('/')))?;
