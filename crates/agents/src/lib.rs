@@ -119,6 +119,13 @@ pub trait Agent: Send {
     fn run_turn(&mut self, turn: &TurnInput, tools: &ToolSession)
     -> Result<TurnOutput, AgentError>;
 
+    /// Checked once for every agent before the first trial of a run: what the agent needs
+    /// to work at all (a program installed, ...). An error refuses the run with one line
+    /// naming the agent, what is missing and the fix, instead of a run of `error` trials.
+    fn preflight(&self) -> Result<(), AgentError> {
+        Ok(())
+    }
+
     /// What defines the agent, for `run.json` (model, endpoint, parameters, limits, ...);
     /// never a secret. `None` for agents that need no definition beyond their spec.
     fn definition(&self) -> Option<serde_json::Value> {

@@ -6,6 +6,10 @@
 //! `<path>` is a `trajectory.jsonl` file or a trial directory holding one. Replaying the
 //! trajectory of a trial on the same task reproduces its world and its verdicts.
 //!
+//! A task's reference solution replays too: `<path>` may be a `solution/` directory (its
+//! `<turn>.jsonl` files) or one `<turn>.jsonl` file of it, whose lines are the oracle's
+//! `{"tool": ..., "args": ...}` calls (a file not named by a turn number is turn 1).
+//!
 //! A trajectory with feedback rounds (`feedback` steps) is replayed round by round: the
 //! actions after a turn's r-th `feedback` step are re-issued in feedback round r of that turn
 //! (when the replay run gives one).
@@ -34,13 +38,26 @@ pub struct ReplayAgent {
 }
 
 impl ReplayAgent {
-    /// Read the recorded trajectory at `path` (a file, or a directory with `trajectory.jsonl`).
+    /// Read the recorded trajectory at `path` (a file, or a directory with `trajectory.jsonl`),
+    /// or a solution (a `solution/` directory of `<turn>.jsonl` files, or one such file).
     pub fn load(path: &Path) -> Result<ReplayAgent, AgentError> {
+        if path.is_dir() && !path.join("trajectory.jsonl").is_file() {
+            return Self::load_solution_dir(path);
+        }
         let file = if path.is_dir() {
             path.join("trajectory.jsonl")
         } else {
             path.to_path_buf()
         };
+        if is_solution_file(&file) {
+            let turn = turn_of(&file).unwrap_or(1);
+            let calls = read_solution_file(&file)?;
+            return Ok(ReplayAgent {
+                path: file,
+                turns: BTreeMap::from([(turn, calls)]),
+                rounds: BTreeMap::new(),
+            });
+        }
         let shown = file.display().to_string();
         let text = std::fs::read_to_string(&file).map_err(|e| AgentError::Replay {
             path: shown.clone(),
@@ -88,6 +105,37 @@ impl ReplayAgent {
         })
     }
 
+    /// A `solution/` directory: `<turn>.jsonl` files of `{"tool","args"}` lines.
+    fn load_solution_dir(dir: &Path) -> Result<ReplayAgent, AgentError> {
+        let shown = dir.display().to_string();
+        let entries = std::fs::read_dir(dir).map_err(|e| AgentError::Replay {
+            path: shown.clone(),
+            line: 0,
+            message: format!("cannot list the directory: {e}"),
+            hint: "give `replay:<path>` a trajectory.jsonl, a trial directory, or a solution/ directory".into(),
+        })?;
+        let mut turns: BTreeMap<u32, Vec<Action>> = BTreeMap::new();
+        for entry in entries.flatten() {
+            let file = entry.path();
+            if let Some(turn) = turn_of(&file) {
+                turns.insert(turn, read_solution_file(&file)?);
+            }
+        }
+        if turns.is_empty() {
+            return Err(AgentError::Replay {
+                path: shown,
+                line: 0,
+                message: "holds neither a trajectory.jsonl nor <turn>.jsonl solution files".into(),
+                hint: "give `replay:<path>` a trajectory.jsonl, a trial directory, or a solution/ directory".into(),
+            });
+        }
+        Ok(ReplayAgent {
+            path: dir.to_path_buf(),
+            turns,
+            rounds: BTreeMap::new(),
+        })
+    }
+
     /// The trajectory file being replayed.
     pub fn path(&self) -> &Path {
         &self.path
@@ -104,6 +152,58 @@ impl ReplayAgent {
             })
             .unwrap_or(0)
     }
+}
+
+/// The turn a solution file is for: `<n>.jsonl` with n ≥ 1.
+fn turn_of(file: &Path) -> Option<u32> {
+    if file.extension()? != "jsonl" {
+        return None;
+    }
+    file.file_stem()?.to_str()?.parse().ok().filter(|n| *n >= 1)
+}
+
+/// Whether `file` is in the solution format: its first non-empty line is an object with a
+/// `tool` and no trajectory `type`.
+fn is_solution_file(file: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else {
+        return false;
+    };
+    serde_json::from_str::<Value>(first)
+        .is_ok_and(|v| v.get("tool").is_some_and(Value::is_string) && v.get("type").is_none())
+}
+
+/// The tool calls of a solution file, one `{"tool": name, "args": {...}}` per line.
+fn read_solution_file(file: &Path) -> Result<Vec<Action>, AgentError> {
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|e| AgentError::Replay {
+        path: shown.clone(),
+        line: 0,
+        message: format!("cannot read the solution file: {e}"),
+        hint: "make it readable".into(),
+    })?;
+    let mut calls = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let call: bureau_core::tool::ToolCall =
+            serde_json::from_str(line).map_err(|e| AgentError::Replay {
+                path: shown.clone(),
+                line: i + 1,
+                message: format!("not a solution call: {e}"),
+                hint:
+                    "each line is {\"tool\": \"<name>\", \"args\": {...}} as in a task's solution/"
+                        .into(),
+            })?;
+        calls.push(Action::Call {
+            tool: call.tool,
+            args: call.args,
+        });
+    }
+    Ok(calls)
 }
 
 impl Agent for ReplayAgent {
@@ -165,6 +265,47 @@ mod tests {
         assert_eq!(agent.calls_in_turn(3), 0);
         assert_eq!(agent.turns[&1][1], Action::Say("done".into()));
         assert_eq!(agent.path(), p.as_path());
+    }
+
+    #[test]
+    fn a_solution_directory_or_file_replays_as_tool_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let sol = dir.path().join("solution");
+        std::fs::create_dir(&sol).unwrap();
+        std::fs::write(
+            sol.join("1.jsonl"),
+            concat!(
+                r#"{"tool":"files_write","args":{"path":"memo.md","content":"x"}}"#,
+                "\n",
+                r#"{"tool":"mail_send","args":{"to":["bob@corp.test"],"subject":"s","body":"b"}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            sol.join("2.jsonl"),
+            r#"{"tool":"files_read","args":{"path":"memo.md"}}"#,
+        )
+        .unwrap();
+        std::fs::write(sol.join("notes.txt"), "not a turn").unwrap();
+        let agent = ReplayAgent::load(&sol).unwrap();
+        assert_eq!((agent.calls_in_turn(1), agent.calls_in_turn(2)), (2, 1));
+        let one = ReplayAgent::load(&sol.join("2.jsonl")).unwrap();
+        assert_eq!((one.calls_in_turn(1), one.calls_in_turn(2)), (0, 1));
+        assert_eq!(
+            one.turns[&2][0],
+            Action::Call {
+                tool: "files_read".into(),
+                args: serde_json::json!({"path": "memo.md"})
+            }
+        );
+        std::fs::write(
+            sol.join("1.jsonl"),
+            "{\"tool\":\"files_read\",\"args\":{}}\n{\"tool\":3}\n",
+        )
+        .unwrap();
+        let err = ReplayAgent::load(&sol).unwrap_err().to_string();
+        assert!(err.contains("1.jsonl:2: not a solution call"), "{err}");
     }
 
     #[test]

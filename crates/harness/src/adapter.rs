@@ -61,6 +61,18 @@ impl Harness {
         }
     }
 
+    /// How to install the program of a named adapter (from its package registry).
+    pub fn install_hint(&self) -> &'static str {
+        match self {
+            Harness::Command => "install it, or give its full path in the agents file's `command`",
+            Harness::ClaudeCode => "install it with `npm install -g @anthropic-ai/claude-code`",
+            Harness::Codex => "install it with `npm install -g @openai/codex`",
+            Harness::OpenHands => "install it with `pip install openhands`",
+            Harness::OpenClaw => "install it with `npm install -g openclaw`",
+            Harness::Hermes => "install it with `pip install hermes-agent`",
+        }
+    }
+
     /// The output format of a named adapter.
     pub fn format(&self) -> Format {
         match self {

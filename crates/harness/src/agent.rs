@@ -113,6 +113,30 @@ impl CommandAgent {
         self.template.first().map_or("", String::as_str)
     }
 
+    /// Where the program is: the template's first word, as a path when it has a `/`, else
+    /// looked up on the agent's `PATH` (its `env`, else Bureau's). `None` when it is not an
+    /// executable file there.
+    pub fn locate(&self) -> Option<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        let program = self.program();
+        let runnable = |p: &std::path::Path| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        };
+        if program.contains('/') {
+            let p = PathBuf::from(program);
+            return runnable(&p).then_some(p);
+        }
+        let path = self
+            .def
+            .env
+            .get("PATH")
+            .map(std::ffi::OsString::from)
+            .or_else(|| std::env::var_os("PATH"))?;
+        std::env::split_paths(&path)
+            .map(|d| d.join(program))
+            .find(|p| runnable(p))
+    }
+
     /// `<program> --version`, first line, when the program answers in time.
     pub fn version(&self) -> Option<String> {
         let dir = tempfile::tempdir().ok()?;
@@ -200,6 +224,23 @@ impl CommandAgent {
 impl Agent for CommandAgent {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn preflight(&self) -> Result<(), AgentError> {
+        if self.locate().is_some() {
+            return Ok(());
+        }
+        let where_ = if self.program().contains('/') {
+            "does not exist or is not executable".to_string()
+        } else {
+            "is not installed (not on PATH)".to_string()
+        };
+        Err(AgentError::Config(format!(
+            "agent `{}`: the program `{}` {where_} — {}",
+            self.name,
+            self.program(),
+            self.harness.install_hint()
+        )))
     }
 
     fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {

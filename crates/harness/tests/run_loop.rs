@@ -255,7 +255,7 @@ fn a_harness_past_its_time_is_killed_with_its_children_and_the_turn_ends_on_the_
 }
 
 #[test]
-fn a_harness_that_fails_or_cannot_start_is_an_error_trial_with_its_stderr() {
+fn a_harness_that_fails_is_an_error_trial_with_its_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let task = dir.path().join("memo");
     write_memo_task(&task, "memo");
@@ -267,23 +267,52 @@ fn a_harness_that_fails_or_cannot_start_is_an_error_trial_with_its_stderr() {
          [agents.missing]\nharness = \"command\"\ncommand = [\"/nonexistent/harness-binary\", \"{prompt}\"]\n",
     )
     .unwrap();
+    let (agent, expect) = (
+        "broken",
+        "exited with exit status: 2 — stderr ends: boom: no API key set",
+    );
+    let out = dir.path().join(format!("run-{agent}"));
+    let outcome = run_with_catalog(
+        &config(&task, agent, out.clone(), &agents),
+        bureau_harness::catalog(),
+    )
+    .unwrap();
+    assert_eq!((outcome.failed, outcome.errored), (0, 1), "{agent}");
+    let result = json(&out.join(format!("trials/memo/{agent}/1/result.json")));
+    let error = result["error"].as_str().unwrap();
+    assert!(error.contains(expect), "{agent}: {error}");
+}
+
+#[test]
+fn a_harness_that_is_not_installed_refuses_the_run_before_any_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("memo");
+    write_memo_task(&task, "memo");
+    let agents = dir.path().join("agents.toml");
+    std::fs::write(
+        &agents,
+        "[agents.missing]\nharness = \"command\"\ncommand = [\"/nonexistent/harness-binary\", \"{prompt}\"]\n\
+         [agents.cc]\nharness = \"claude-code\"\nenv = { PATH = \"/nonexistent\" }\n",
+    )
+    .unwrap();
     for (agent, expect) in [
         (
-            "broken",
-            "exited with exit status: 2 — stderr ends: boom: no API key set",
+            "missing",
+            "agent `missing`: the program `/nonexistent/harness-binary` does not exist or is not executable",
         ),
-        ("missing", "cannot start `/nonexistent/harness-binary`"),
+        (
+            "cc",
+            "agent `cc`: the program `claude` is not installed (not on PATH) — install it with `npm install -g @anthropic-ai/claude-code`",
+        ),
     ] {
         let out = dir.path().join(format!("run-{agent}"));
-        let outcome = run_with_catalog(
+        let err = run_with_catalog(
             &config(&task, agent, out.clone(), &agents),
             bureau_harness::catalog(),
         )
-        .unwrap();
-        assert_eq!((outcome.failed, outcome.errored), (0, 1), "{agent}");
-        let result = json(&out.join(format!("trials/memo/{agent}/1/result.json")));
-        let error = result["error"].as_str().unwrap();
-        assert!(error.contains(expect), "{agent}: {error}");
+        .unwrap_err();
+        assert!(err.to_string().contains(expect), "{agent}: {err}");
+        assert!(!out.join("trials").exists(), "{agent}: no trial ran");
     }
 }
 

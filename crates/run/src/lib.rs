@@ -586,6 +586,7 @@ pub fn run_full(
     let mut dirs: BTreeMap<String, String> = BTreeMap::new();
     for spec in &config.agents {
         let agent = factory(spec)?;
+        agent.preflight()?;
         let name = agent.name();
         let definition = agent.definition();
         drop(agent);
