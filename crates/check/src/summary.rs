@@ -357,6 +357,9 @@ pub struct TaskRow {
     pub weighted_mean: f64,
     /// Scored epochs with strict success.
     pub strict_count: u32,
+    /// Items that did not pass (failed or broken), by id: in how many scored epochs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed_items: BTreeMap<String, u32>,
 }
 
 /// Per-trial numbers used by the aggregation.
@@ -487,6 +490,7 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
                 errors: 0,
                 weighted_mean: 0.0,
                 strict_count: 0,
+                failed_items: BTreeMap::new(),
             });
         if r.status == TrialStatus::Error {
             row.errors += 1;
@@ -496,6 +500,9 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         if let Some(row) = task_rows.get_mut(&s.result.task.id) {
             row.epochs += 1;
             row.strict_count += u32::from(s.strict);
+            for v in s.verdicts.iter().filter(|v| !v.passed()) {
+                *row.failed_items.entry(v.id.clone()).or_default() += 1;
+            }
         }
         task_weights
             .entry(s.result.task.id.clone())

@@ -570,6 +570,8 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
         &rows,
     );
 
+    failed_items_section(&mut out, &agents, trials);
+
     // Broken checks.
     out.push_str("## Broken checks\n\nItems whose check itself failed (scored as not passed; fix the check).\n\n");
     let mut broken: Vec<(String, String, u32, String, String)> = trials
@@ -638,6 +640,86 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
         }
     }
     out
+}
+
+/// `## Failed items`: per task and agent, each item that did not pass in a scored trial, how
+/// often, whether it is a red line, and why (the detail of the first epoch that failed it).
+fn failed_items_section(
+    out: &mut String,
+    agents: &[(&String, &AgentSummary)],
+    trials: &[(TrialResult, Vec<Verdict>)],
+) {
+    // (task, agent, item) → (failed epochs, red line, first detail).
+    let mut items: BTreeMap<(String, String, String), (u32, bool, u32, String)> = BTreeMap::new();
+    for (r, vs) in trials
+        .iter()
+        .filter(|(r, _)| r.status != TrialStatus::Error)
+    {
+        for v in vs.iter().filter(|v| !v.passed()) {
+            let e = items
+                .entry((r.task.id.clone(), r.agent.clone(), v.id.clone()))
+                .or_insert((0, v.red_line, u32::MAX, String::new()));
+            e.0 += 1;
+            if r.epoch < e.2 {
+                e.2 = r.epoch;
+                e.3 = v.detail.clone().unwrap_or_default();
+            }
+        }
+    }
+    if items.is_empty() {
+        return;
+    }
+    out.push_str("## Failed items
+
+Per task and agent, the rubric items that did not pass in a scored trial (failed or broken): in how many scored epochs, whether the item is a red line, and why (the detail of the first epoch that failed it).
+
+");
+    let rows: Vec<Vec<String>> = items
+        .into_iter()
+        .map(|((task, agent, item), (n, red, _, why))| {
+            let scored = agents
+                .iter()
+                .find(|(name, _)| **name == agent)
+                .and_then(|(_, a)| a.per_task.get(&task))
+                .map_or(0, |row| row.epochs);
+            vec![
+                format!("`{}`", cell(&task)),
+                cell(&agent),
+                format!("`{}`", cell(&item)),
+                format!("{n}/{scored}"),
+                if red { "yes".into() } else { String::new() },
+                inline(&why),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &["Task", "Agent", "Item", "Failed", "Red line", "Why"],
+        3,
+        &rows,
+    );
+}
+
+/// The items that failed most often over the whole run, most first (ties by task, then
+/// item): `(task, item, failed epochs, scored epochs)`, at most `n`.
+pub fn most_failed(summary: &Summary, n: usize) -> Vec<(String, String, u32, u32)> {
+    let mut all: BTreeMap<(String, String), (u32, u32)> = BTreeMap::new();
+    for a in summary.agents.values() {
+        for (task, row) in &a.per_task {
+            for (item, failed) in &row.failed_items {
+                let e = all.entry((task.clone(), item.clone())).or_default();
+                e.0 += failed;
+                e.1 += row.epochs;
+            }
+        }
+    }
+    let mut v: Vec<(String, String, u32, u32)> = all
+        .into_iter()
+        .map(|((t, i), (f, s))| (t, i, f, s))
+        .collect();
+    v.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
+    v.truncate(n);
+    v
 }
 
 /// (agent, task, epoch, item) → the verdict's detail.
@@ -766,5 +848,17 @@ pub fn render_table(summary: &Summary) -> String {
         plural(summary.trials, "trial"),
         plural(errors, "error")
     );
+    let worst = most_failed(summary, 3);
+    if !worst.is_empty() {
+        let list: Vec<String> = worst
+            .iter()
+            .map(|(task, item, f, s)| format!("{item} ({task}) {f}/{s}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Most failed: {} — report.md lists every failed item and why.",
+            list.join(", ")
+        );
+    }
     out
 }

@@ -268,8 +268,9 @@ fn markdown_is_deterministic_in_any_trial_order() {
 fn terminal_table() {
     let table = render_table(&summarize(&run()));
     let lines: Vec<&str> = table.lines().collect();
-    // Header, rule, two agents (best first), footer.
-    assert_eq!(lines.len(), 5);
+    // Header, rule, two agents (best first), footer, the most-failed items.
+    assert_eq!(lines.len(), 6, "{table}");
+    assert!(lines[5].starts_with("Most failed: "), "{table}");
     assert!(lines[2].starts_with("llm:gpt"));
     assert!(lines[3].starts_with("null"));
     // Columns line up: every row has the header's width up to its last column.
