@@ -63,6 +63,12 @@ use crate::view::{Ctx, View, build_view};
 pub use crate::predicate::eval_predicate;
 
 /// Resource limits for one check.
+///
+/// Each check runs in an isolated child process ([`bureau_isolate`]) under `wall` and
+/// `max_memory_bytes`: a check that would abort the process (an allocation too large to make,
+/// a value nested so deeply that printing it overflows the stack) or run for hours (a large
+/// string scanned again and again, each scan one step) becomes an `error` verdict naming the
+/// check and the limit, and the other items are still evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckLimits {
     /// Starlark steps a check may take. Counted as starlark-rust "ticks": one per function call
@@ -72,6 +78,12 @@ pub struct CheckLimits {
     pub max_heap_bytes: usize,
     /// Depth of nested Starlark calls.
     pub max_callstack: usize,
+    /// Wall-clock time one check may take (its child process is killed then).
+    pub wall: std::time::Duration,
+    /// Memory (address space) one check's process may map beyond what the evaluating
+    /// process maps: the hard bound behind `max_heap_bytes`, which Starlark checks only now
+    /// and then.
+    pub max_memory_bytes: u64,
 }
 
 impl Default for CheckLimits {
@@ -80,6 +92,8 @@ impl Default for CheckLimits {
             max_steps: 1_000_000,
             max_heap_bytes: 64 * 1024 * 1024,
             max_callstack: 50,
+            wall: std::time::Duration::from_secs(20),
+            max_memory_bytes: 1 << 30,
         }
     }
 }
@@ -201,7 +215,43 @@ fn run_item(
     }
 }
 
+/// Run one check in an isolated child process: see [`CheckLimits`].
 fn run_check(
+    program: &CheckProgram,
+    ctx: &Ctx<'_>,
+    view: &View,
+    name: &str,
+    limits: &CheckLimits,
+) -> (VerdictStatus, Option<String>) {
+    if program.function(name).is_none() {
+        return run_check_in_process(program, ctx, view, name, limits);
+    }
+    let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
+    match bureau_isolate::run_isolated(&isolation, || {
+        run_check_in_process(program, ctx, view, name, limits)
+    }) {
+        Ok(verdict) => verdict,
+        Err(e) => (VerdictStatus::Error, Some(stopped_message(name, &e))),
+    }
+}
+
+/// The detail of a check whose process was stopped.
+fn stopped_message(name: &str, e: &bureau_isolate::IsolateError) -> String {
+    use bureau_isolate::IsolateError as E;
+    let what = e.to_string();
+    let what = what.strip_prefix("it ").unwrap_or(&what);
+    let hint = match e {
+        E::TimedOut { .. } | E::CpuLimit { .. } => {
+            " — make it do less work (scan large values once, stop once the answer is known)"
+        }
+        E::OutOfMemory { .. } => " — avoid building huge strings or lists",
+        E::StackOverflow => " — avoid deeply nested values",
+        _ => "",
+    };
+    format!("check `{name}` {what}{hint}")
+}
+
+fn run_check_in_process(
     program: &CheckProgram,
     ctx: &Ctx<'_>,
     view: &View,
