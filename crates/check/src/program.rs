@@ -120,7 +120,8 @@ impl CheckProgram {
                 if eval.set_max_tick_count(TOP_LEVEL_MAX_TICKS).is_err() {
                     return false;
                 }
-                eval.eval_module(trial_ast, globals::helpers()).is_ok()
+                eval.eval_module(trial_ast.clone(), globals::helpers())
+                    .is_ok()
             })
         }) {
             let what = e.to_string();

@@ -103,7 +103,7 @@ pub(crate) fn limits() -> Limits {
 pub(crate) fn read<T, F>(file: &str, f: F) -> Result<T, FormatError>
 where
     T: Serialize + DeserializeOwned,
-    F: FnOnce() -> Result<T, FormatError>,
+    F: Fn() -> Result<T, FormatError>,
 {
     read_with(file, &limits(), f)
 }
@@ -112,7 +112,7 @@ where
 pub(crate) fn read_with<T, F>(file: &str, limits: &Limits, f: F) -> Result<T, FormatError>
 where
     T: Serialize + DeserializeOwned,
-    F: FnOnce() -> Result<T, FormatError>,
+    F: Fn() -> Result<T, FormatError>,
 {
     match run_isolated(limits, || f().map_err(Wire::from)) {
         Ok(r) => r.map_err(FormatError::from),

@@ -34,9 +34,14 @@
 //! logging or tracing, no tokio (no runtime handle, no channel, no `block_on`), no
 //! `std::io::stdout()`, no `Mutex` or `RwLock` shared with other threads, no lazily
 //! initialised global another thread might be initialising, no new threads. A closure that
-//! breaks this rule most likely deadlocks, which the wall-clock budget turns into
-//! [`IsolateError::TimedOut`] — bounded, but a false error. Parsing bytes already in memory
-//! and evaluating a Starlark program over a read-only view are the intended uses.
+//! breaks this rule most likely deadlocks. Some such locks are out of the closure's hands: with
+//! `RUST_BACKTRACE` set, an error that captures a backtrace (anyhow does) takes std's
+//! backtrace lock, which another thread may hold while printing a panic. So a child that sleeps
+//! with no CPU progress (itself and its descendants) for 3 s is killed and the call is tried
+//! again, up to 3 times, then reported as [`IsolateError::Stuck`]; a child that keeps running
+//! is stopped at the wall-clock budget ([`IsolateError::TimedOut`]). Parsing bytes already in
+//! memory and evaluating a Starlark program over a read-only view are the intended uses. The
+//! closure is `Fn` because it may run more than once.
 //!
 //! The child closes every inherited descriptor except its two pipes (its result and its
 //! stderr, whose last lines the parent keeps to say why the child died), so it cannot keep
@@ -107,6 +112,10 @@ pub enum IsolateError {
     /// The result was larger than [`Limits::max_output_bytes`].
     #[error("its result is larger than the limit of {limit} bytes")]
     OutputTooLarge { limit: usize },
+    /// The child stopped making progress (asleep, using no CPU) on every try: most likely a
+    /// lock another thread held when the process forked (see the crate docs).
+    #[error("it stopped making progress (blocked for {seconds} s on each of {tries} tries)")]
+    Stuck { seconds: u64, tries: u32 },
     /// The child could not be started (fork or pipe failed).
     #[error("no isolated process could be started: {0}")]
     Spawn(String),
@@ -136,7 +145,7 @@ fn detail(message: &str) -> String {
 pub fn run_isolated<T, F>(limits: &Limits, f: F) -> Result<T, IsolateError>
 where
     T: Serialize + DeserializeOwned,
-    F: FnOnce() -> T,
+    F: Fn() -> T,
 {
     #[cfg(unix)]
     {
@@ -158,8 +167,38 @@ mod unix {
     const TAG_OK: u8 = 0;
     const TAG_PANIC: u8 = 1;
     const TAG_ENCODE: u8 = 2;
-    /// Bytes of the child's stderr kept to explain its death.
+    /// Bytes of the child's stderr kept to explain its death: its start (where Rust says why
+    /// it aborts, before any backtrace) and its end.
+    const STDERR_HEAD: usize = 8192;
     const STDERR_TAIL: usize = 4096;
+
+    /// The start and the end of what the child wrote to stderr.
+    #[derive(Default)]
+    struct Stderr {
+        head: Vec<u8>,
+        tail: Vec<u8>,
+    }
+
+    impl Stderr {
+        fn push(&mut self, mut chunk: &[u8]) {
+            if self.head.len() < STDERR_HEAD {
+                let n = chunk.len().min(STDERR_HEAD - self.head.len());
+                self.head.extend_from_slice(&chunk[..n]);
+                chunk = &chunk[n..];
+            }
+            self.tail.extend_from_slice(chunk);
+            if self.tail.len() > 2 * STDERR_TAIL {
+                self.tail.drain(..self.tail.len() - STDERR_TAIL);
+            }
+        }
+
+        fn text(&self) -> String {
+            let mut all = self.head.clone();
+            all.push(b'\n');
+            all.extend_from_slice(&self.tail);
+            String::from_utf8_lossy(&all).into_owned()
+        }
+    }
 
     struct Fd(libc::c_int);
 
@@ -198,13 +237,49 @@ mod unix {
         pages.saturating_mul(u64::try_from(page).unwrap_or(4096))
     }
 
+    /// A child asleep with no CPU progress (itself and its descendants) for this long is stuck.
+    const STUCK_AFTER: Duration = Duration::from_secs(3);
+    /// Tries before a stuck child is reported.
+    const TRIES: u32 = 3;
+
     pub(super) fn run<T, F>(limits: &Limits, f: F) -> Result<T, IsolateError>
     where
         T: Serialize + DeserializeOwned,
-        F: FnOnce() -> T,
+        F: Fn() -> T,
     {
-        let (out_r, out_w) = pipe()?;
-        let (err_r, err_w) = pipe()?;
+        // A child that forked while another thread held a lock it then needs (the backtrace
+        // lock, when RUST_BACKTRACE makes errors capture backtraces) sleeps forever. That is
+        // a property of the moment of the fork, not of the input: try again.
+        for _ in 1..TRIES {
+            match run_once(limits, &f) {
+                Err(Stuck) => continue,
+                Ok(r) => return r,
+            }
+        }
+        match run_once(limits, &f) {
+            Err(Stuck) => Err(IsolateError::Stuck {
+                seconds: STUCK_AFTER.as_secs(),
+                tries: TRIES,
+            }),
+            Ok(r) => r,
+        }
+    }
+
+    struct Stuck;
+
+    fn run_once<T, F>(limits: &Limits, f: &F) -> Result<Result<T, IsolateError>, Stuck>
+    where
+        T: Serialize + DeserializeOwned,
+        F: Fn() -> T,
+    {
+        let (out_r, out_w) = match pipe() {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(e)),
+        };
+        let (err_r, err_w) = match pipe() {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(e)),
+        };
         let memory_limit = address_space_size().saturating_add(limits.memory_bytes);
         let cpu = limits.cpu_seconds();
         let start = Instant::now();
@@ -212,18 +287,48 @@ mod unix {
         // thread (see the crate docs) and leaves with `_exit`.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
-            return Err(last_os_error("fork"));
+            return Ok(Err(last_os_error("fork")));
         }
         if pid == 0 {
             child(out_w.0, err_w.0, memory_limit, cpu, f);
         }
         drop(out_w);
         drop(err_w);
-        parent(limits, pid, out_r, err_r, start, memory_limit)
+        let mut stuck = false;
+        let r = parent(limits, pid, out_r, err_r, start, memory_limit, &mut stuck);
+        if stuck { Err(Stuck) } else { Ok(r) }
+    }
+
+    /// CPU ticks used by `pid` and its descendants, and whether all of them are asleep
+    /// (state `S`: waiting on a lock or an event, not running, not in disk I/O).
+    fn tree_cpu(pid: libc::pid_t) -> Option<(u64, bool)> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name may hold spaces: fields start after its closing parenthesis.
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let asleep = fields.first() == Some(&"S");
+        let num = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        // utime, stime, cutime, cstime are fields 14..=17 (11..=14 after the state field's 3).
+        let mut ticks = num(11) + num(12) + num(13) + num(14);
+        let mut all_asleep = asleep;
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        for c in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+            if let Some((t, a)) = tree_cpu(c) {
+                ticks += t;
+                all_asleep &= a;
+            }
+        }
+        Some((ticks, all_asleep))
     }
 
     /// The child: set up descriptors and limits, run `f`, write the framed result, `_exit`.
-    fn child<T: Serialize, F: FnOnce() -> T>(
+    fn child<T: Serialize, F: Fn() -> T>(
         out: libc::c_int,
         err: libc::c_int,
         memory_limit: u64,
@@ -323,10 +428,14 @@ mod unix {
         err: Fd,
         start: Instant,
         memory_limit: u64,
+        stuck_out: &mut bool,
     ) -> Result<T, IsolateError> {
         let deadline = start + limits.wall;
+        let mut progress = (tree_cpu(pid).map(|t| t.0), Instant::now());
+        let mut last_check = Instant::now();
+        let mut stuck = false;
         let mut data: Vec<u8> = Vec::new();
-        let mut stderr: Vec<u8> = Vec::new();
+        let mut stderr = Stderr::default();
         let mut out_open = true;
         let mut err_open = true;
         let mut too_large = false;
@@ -338,7 +447,18 @@ mod unix {
                 timed_out = true;
                 break;
             }
-            let wait_ms = (deadline - now).as_millis().clamp(1, 60_000) as libc::c_int;
+            if now - last_check >= Duration::from_millis(250)
+                && let Some((ticks, asleep)) = tree_cpu(pid)
+            {
+                last_check = now;
+                if Some(ticks) != progress.0 || !asleep {
+                    progress = (Some(ticks), now);
+                } else if now - progress.1 >= STUCK_AFTER {
+                    stuck = true;
+                    break;
+                }
+            }
+            let wait_ms = (deadline - now).as_millis().clamp(1, 250) as libc::c_int;
             let mut fds = [
                 libc::pollfd {
                     fd: if out_open { out.0 } else { -1 },
@@ -385,15 +505,13 @@ mod unix {
                         err_open = false;
                     }
                 } else if i == 0 {
+                    progress.1 = Instant::now();
                     data.extend_from_slice(chunk);
                     if data.len() > limits.max_output_bytes.saturating_add(9) {
                         too_large = true;
                     }
                 } else {
-                    stderr.extend_from_slice(chunk);
-                    if stderr.len() > 2 * STDERR_TAIL {
-                        stderr.drain(..stderr.len() - STDERR_TAIL);
-                    }
+                    stderr.push(chunk);
                 }
             }
             // A complete frame needs no wait for the child's stderr to close; a closed result
@@ -401,6 +519,11 @@ mod unix {
             if too_large || !out_open || frame_complete(&data) {
                 break;
             }
+        }
+        if stuck {
+            kill_and_reap(pid);
+            *stuck_out = true;
+            return Err(IsolateError::Protocol("stuck".into()));
         }
         if timed_out || too_large {
             kill_and_reap(pid);
@@ -472,7 +595,7 @@ mod unix {
         }
     }
 
-    fn drain(fd: libc::c_int, into: &mut Vec<u8>, buf: &mut [u8]) {
+    fn drain(fd: libc::c_int, into: &mut Stderr, buf: &mut [u8]) {
         // SAFETY: making our own descriptor non-blocking.
         unsafe {
             let flags = libc::fcntl(fd, libc::F_GETFL);
@@ -484,18 +607,15 @@ mod unix {
             if r <= 0 {
                 break;
             }
-            into.extend_from_slice(&buf[..r as usize]);
-            if into.len() > 2 * STDERR_TAIL {
-                into.drain(..into.len() - STDERR_TAIL);
-            }
+            into.push(&buf[..r as usize]);
         }
     }
 
     /// The line of the child's stderr that says why it died: Rust's own line for a stack
     /// overflow or a failed allocation when there is one (a backtrace may follow it), else
     /// the last line that is not part of a backtrace.
-    fn stderr_message(stderr: &[u8]) -> String {
-        let text = String::from_utf8_lossy(stderr);
+    fn stderr_message(stderr: &Stderr) -> String {
+        let text = stderr.text();
         let known = text
             .lines()
             .map(str::trim)

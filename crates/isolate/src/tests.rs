@@ -121,3 +121,33 @@ fn a_crash_in_one_thread_does_not_disturb_calls_in_others() {
     }
     assert_eq!(ok.join().unwrap(), 190);
 }
+
+#[test]
+fn a_child_blocked_on_a_lock_held_at_the_fork_is_retried_then_reported_stuck() {
+    use std::sync::{Arc, Mutex, mpsc};
+    let lock = Arc::new(Mutex::new(0u8));
+    let (tx, rx) = mpsc::channel();
+    let held = lock.clone();
+    // Another thread holds the lock for the whole test: every child forked now finds it taken
+    // forever (the lock's owner does not exist in the child).
+    std::thread::spawn(move || {
+        let _g = held.lock().unwrap();
+        tx.send(()).unwrap();
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    rx.recv().unwrap();
+    let t = Instant::now();
+    let e = run_isolated(&Limits::new(Duration::from_secs(30), 64 << 20), || {
+        *lock.lock().unwrap_or_else(|p| p.into_inner())
+    })
+    .unwrap_err();
+    assert_eq!(
+        e,
+        IsolateError::Stuck {
+            seconds: 3,
+            tries: 3
+        }
+    );
+    // Three tries of about 3 s each, well before the 30 s budget.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}
