@@ -64,8 +64,9 @@ pub use crate::predicate::eval_predicate;
 
 /// Resource limits for one check.
 ///
-/// Each check runs in an isolated child process ([`bureau_isolate`]) under `wall` and
-/// `max_memory_bytes`: a check that would abort the process (an allocation too large to make,
+/// Checks run in an isolated child process ([`bureau_isolate`]) under `wall` and
+/// `max_memory_bytes` — all the checks of one evaluation in one child, and, if that child is
+/// stopped, each check again alone in its own child, so the limits hold per check: a check that would abort the process (an allocation too large to make,
 /// a value nested so deeply that printing it overflows the stack) or run for hours (a large
 /// string scanned again and again, each scan one step) becomes an `error` verdict naming the
 /// check and the limit, and the other items are still evaluated.
@@ -129,9 +130,38 @@ pub fn evaluate_judged(
         .iter()
         .any(|i| matches!(i.evaluator, ItemEvaluator::Check(_)));
     let view = needs_view.then(|| build_view(&ctx, trajectory));
+    // All the checks of the evaluation run in one isolated child (a fork per check would cost
+    // more than most checks). If that child is stopped (a crash, a limit), every check runs
+    // again alone in its own child, so that only the guilty one gets the error.
+    let names: Vec<&str> = items
+        .iter()
+        .filter_map(|i| match &i.evaluator {
+            ItemEvaluator::Check(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut batch = match (program, view.as_ref()) {
+        (Some(program), Some(view)) if names.len() > 1 => {
+            let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
+            bureau_isolate::run_isolated(&isolation, || {
+                names
+                    .iter()
+                    .map(|n| run_check_in_process(program, &ctx, view, n, limits))
+                    .collect::<Vec<_>>()
+            })
+            .ok()
+            .filter(|b| b.len() == names.len())
+        }
+        _ => None,
+    }
+    .map(Vec::into_iter);
     items
         .into_iter()
         .map(|item| {
+            let done = match (&item.evaluator, batch.as_mut()) {
+                (ItemEvaluator::Check(_), Some(b)) => b.next(),
+                _ => None,
+            };
             run_item(
                 task,
                 program,
@@ -141,6 +171,7 @@ pub fn evaluate_judged(
                 limits,
                 trajectory,
                 judge,
+                done,
             )
         })
         .collect()
@@ -167,6 +198,7 @@ pub fn evaluate_item(
         limits,
         trajectory,
         None,
+        None,
     )
 }
 
@@ -180,6 +212,7 @@ fn run_item(
     limits: &CheckLimits,
     trajectory: &[Step],
     judge_model: Option<&dyn Judge>,
+    checked: Option<(VerdictStatus, Option<String>)>,
 ) -> Verdict {
     let mut judge = None;
     let (status, detail) = match &item.evaluator {
@@ -192,8 +225,9 @@ fn run_item(
             let (s, d) = eval_predicate(task, p, ctx.world);
             (s, Some(d))
         }
-        ItemEvaluator::Check(name) => match (program, view) {
-            (Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
+        ItemEvaluator::Check(name) => match (checked, program, view) {
+            (Some(done), _, _) => done,
+            (None, Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
             _ => (
                 VerdictStatus::Error,
                 Some(format!(

@@ -627,10 +627,9 @@ mod unix {
                         && !l.starts_with("note:")
                         && !l.starts_with("at ")
                         && !l.starts_with("stack backtrace")
-                        && !l
-                            .split(':')
+                        && l.split(':')
                             .next()
-                            .is_some_and(|n| n.trim().parse::<u32>().is_ok())
+                            .is_none_or(|n| n.trim().parse::<u32>().is_err())
                 })
             })
             .unwrap_or("");
