@@ -424,7 +424,7 @@ impl ToolSession {
         state.calls += 1;
         // The state lock is held across the call so that concurrent calls are recorded in
         // the order they reached the world.
-        let outcome = match run(&args, &mut *state) {
+        let outcome = match run(&args, &mut state) {
             Ok(o) => o,
             Err(reached) => {
                 self.recorder.record(Step {
