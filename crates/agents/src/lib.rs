@@ -38,7 +38,7 @@ use bureau_core::task::Task;
 use bureau_core::time::WorldTime;
 
 pub use catalog::{AgentCatalog, EnvLookup};
-pub use session::{LimitReached, Recorder, ToolSession, TurnLimits, Workspace};
+pub use session::{LimitReached, Recorder, ToolSession, TurnLimits, Workspace, stall_grace};
 
 /// What the agent receives at the start of a turn.
 #[derive(Debug, Clone, PartialEq)]

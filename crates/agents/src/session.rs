@@ -127,6 +127,14 @@ pub struct LimitReached {
 struct SessionState {
     calls: u32,
     stopped: Option<LimitReached>,
+    /// A world tool call that did not return by the end of the turn: it still holds the world.
+    stalled: Option<String>,
+}
+
+/// How long past the end of the turn a world tool call may still run before it is abandoned:
+/// a tenth of the turn, between 1 and 10 seconds.
+pub fn stall_grace(wall: Duration) -> Duration {
+    (wall / 10).clamp(Duration::from_secs(1), Duration::from_secs(10))
 }
 
 /// The agent's handle on the world during one turn.
@@ -203,6 +211,13 @@ impl ToolSession {
         lock(&self.state).stopped.clone()
     }
 
+    /// Why the turn cannot go on at all: a world tool call blocked past the turn's wall-clock
+    /// limit (plus [`stall_grace`]) and was abandoned while it still holds the world. The run
+    /// loop must then end the trial as `error` without touching the world again.
+    pub fn stalled(&self) -> Option<String> {
+        lock(&self.state).stalled.clone()
+    }
+
     /// Wall-clock time left in the turn (zero once it is over). An agent that waits on
     /// something slow (a model API) should give up by then.
     pub fn time_left(&self) -> Duration {
@@ -217,9 +232,17 @@ impl ToolSession {
     /// Call a world tool as the agent. A tool error (bad arguments, impossible action) is an
     /// `Ok(ToolOutcome::Error)`; `Err` means a limit ended the turn and the call was not made.
     /// The first refused call records a `limit_reached` step; later ones record nothing.
+    ///
+    /// The tool runs on its own thread, and the session waits for it until the end of the turn
+    /// plus [`stall_grace`]: Bureau's own code blocking (on a file, a lock, a service) cannot
+    /// hold the turn past `wall_seconds`. A call abandoned that way ends the turn with a
+    /// `wall_seconds` limit step naming the tool, and [`ToolSession::stalled`] says why.
     pub fn call(&self, tool: &str, args: Value) -> Result<ToolOutcome, LimitReached> {
-        self.step(tool, args, |args| {
-            lock(&self.world).call_tool(Actor::Agent, tool, args)
+        self.step_bounded(tool, args, |args| {
+            let world = self.world.clone();
+            let name = tool.to_string();
+            let args = args.clone();
+            move || lock(&world).call_tool(Actor::Agent, &name, &args)
         })
     }
 
@@ -297,6 +320,73 @@ impl ToolSession {
         args: Value,
         run: impl FnOnce(&Value) -> ToolOutcome,
     ) -> Result<ToolOutcome, LimitReached> {
+        self.step_inner(tool, args, |args, _| Ok(run(args)))
+    }
+
+    /// [`Self::step`] with the call made on its own thread and waited for until the end of the
+    /// turn plus [`stall_grace`].
+    fn step_bounded<F>(
+        &self,
+        tool: &str,
+        args: Value,
+        make: impl FnOnce(&Value) -> F,
+    ) -> Result<ToolOutcome, LimitReached>
+    where
+        F: FnOnce() -> ToolOutcome + Send + 'static,
+    {
+        self.step_inner(tool, args, |args, state| {
+            let job = make(args);
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let handle = match std::thread::Builder::new()
+                .name(format!("tool {tool}"))
+                .spawn(move || {
+                    let _ = tx.send(job());
+                }) {
+                Ok(h) => h,
+                Err(e) => {
+                    return Ok(ToolOutcome::Error {
+                        message: format!("`{tool}` could not be started: {e}"),
+                    });
+                }
+            };
+            let grace = stall_grace(self.limits.wall);
+            match rx.recv_timeout(self.time_left() + grace) {
+                Ok(outcome) => Ok(outcome),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    // The tool panicked: carry its panic to the caller as before.
+                    match handle.join() {
+                        Err(payload) => std::panic::resume_unwind(payload),
+                        Ok(()) => Ok(ToolOutcome::Error {
+                            message: format!("`{tool}` ended without an answer"),
+                        }),
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let detail = format!(
+                        "{} s per turn allowed; `{tool}` did not return within it (plus {} s of grace) and was abandoned: the trial cannot go on",
+                        self.limits.wall.as_secs(),
+                        grace.as_secs()
+                    );
+                    state.stalled = Some(format!(
+                        "the tool call `{tool}` blocked past the turn's wall_seconds limit of {} s (plus {} s of grace) and was abandoned",
+                        self.limits.wall.as_secs(),
+                        grace.as_secs()
+                    ));
+                    Err(LimitReached {
+                        limit: "wall_seconds".into(),
+                        detail,
+                    })
+                }
+            }
+        })
+    }
+
+    fn step_inner(
+        &self,
+        tool: &str,
+        args: Value,
+        run: impl FnOnce(&Value, &mut SessionState) -> Result<ToolOutcome, LimitReached>,
+    ) -> Result<ToolOutcome, LimitReached> {
         let mut state = lock(&self.state);
         if let Some(stopped) = &state.stopped {
             return Err(stopped.clone());
@@ -334,7 +424,20 @@ impl ToolSession {
         state.calls += 1;
         // The state lock is held across the call so that concurrent calls are recorded in
         // the order they reached the world.
-        let outcome = run(&args);
+        let outcome = match run(&args, &mut state) {
+            Ok(o) => o,
+            Err(reached) => {
+                self.recorder.record(Step {
+                    turn: self.turn,
+                    kind: StepKind::LimitReached {
+                        limit: reached.limit.clone(),
+                        detail: reached.detail.clone(),
+                    },
+                });
+                state.stopped = Some(reached.clone());
+                return Err(reached);
+            }
+        };
         self.recorder.record(Step {
             turn: self.turn,
             kind: StepKind::ToolCall {

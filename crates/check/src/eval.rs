@@ -63,6 +63,13 @@ use crate::view::{Ctx, View, build_view};
 pub use crate::predicate::eval_predicate;
 
 /// Resource limits for one check.
+///
+/// Checks run in an isolated child process ([`bureau_isolate`]) under `wall` and
+/// `max_memory_bytes` — all the checks of one evaluation in one child, and, if that child is
+/// stopped, each check again alone in its own child, so the limits hold per check: a check that would abort the process (an allocation too large to make,
+/// a value nested so deeply that printing it overflows the stack) or run for hours (a large
+/// string scanned again and again, each scan one step) becomes an `error` verdict naming the
+/// check and the limit, and the other items are still evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckLimits {
     /// Starlark steps a check may take. Counted as starlark-rust "ticks": one per function call
@@ -72,6 +79,12 @@ pub struct CheckLimits {
     pub max_heap_bytes: usize,
     /// Depth of nested Starlark calls.
     pub max_callstack: usize,
+    /// Wall-clock time one check may take (its child process is killed then).
+    pub wall: std::time::Duration,
+    /// Memory (address space) one check's process may map beyond what the evaluating
+    /// process maps: the hard bound behind `max_heap_bytes`, which Starlark checks only now
+    /// and then.
+    pub max_memory_bytes: u64,
 }
 
 impl Default for CheckLimits {
@@ -80,6 +93,8 @@ impl Default for CheckLimits {
             max_steps: 1_000_000,
             max_heap_bytes: 64 * 1024 * 1024,
             max_callstack: 50,
+            wall: std::time::Duration::from_secs(20),
+            max_memory_bytes: 1 << 30,
         }
     }
 }
@@ -115,9 +130,38 @@ pub fn evaluate_judged(
         .iter()
         .any(|i| matches!(i.evaluator, ItemEvaluator::Check(_)));
     let view = needs_view.then(|| build_view(&ctx, trajectory));
+    // All the checks of the evaluation run in one isolated child (a fork per check would cost
+    // more than most checks). If that child is stopped (a crash, a limit), every check runs
+    // again alone in its own child, so that only the guilty one gets the error.
+    let names: Vec<&str> = items
+        .iter()
+        .filter_map(|i| match &i.evaluator {
+            ItemEvaluator::Check(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut batch = match (program, view.as_ref()) {
+        (Some(program), Some(view)) if names.len() > 1 => {
+            let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
+            bureau_isolate::run_isolated(&isolation, || {
+                names
+                    .iter()
+                    .map(|n| run_check_in_process(program, &ctx, view, n, limits))
+                    .collect::<Vec<_>>()
+            })
+            .ok()
+            .filter(|b| b.len() == names.len())
+        }
+        _ => None,
+    }
+    .map(Vec::into_iter);
     items
         .into_iter()
         .map(|item| {
+            let done = match (&item.evaluator, batch.as_mut()) {
+                (ItemEvaluator::Check(_), Some(b)) => b.next(),
+                _ => None,
+            };
             run_item(
                 task,
                 program,
@@ -127,6 +171,7 @@ pub fn evaluate_judged(
                 limits,
                 trajectory,
                 judge,
+                done,
             )
         })
         .collect()
@@ -153,6 +198,7 @@ pub fn evaluate_item(
         limits,
         trajectory,
         None,
+        None,
     )
 }
 
@@ -166,6 +212,7 @@ fn run_item(
     limits: &CheckLimits,
     trajectory: &[Step],
     judge_model: Option<&dyn Judge>,
+    checked: Option<(VerdictStatus, Option<String>)>,
 ) -> Verdict {
     let mut judge = None;
     let (status, detail) = match &item.evaluator {
@@ -178,8 +225,9 @@ fn run_item(
             let (s, d) = eval_predicate(task, p, ctx.world);
             (s, Some(d))
         }
-        ItemEvaluator::Check(name) => match (program, view) {
-            (Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
+        ItemEvaluator::Check(name) => match (checked, program, view) {
+            (Some(done), _, _) => done,
+            (None, Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
             _ => (
                 VerdictStatus::Error,
                 Some(format!(
@@ -201,7 +249,43 @@ fn run_item(
     }
 }
 
+/// Run one check in an isolated child process: see [`CheckLimits`].
 fn run_check(
+    program: &CheckProgram,
+    ctx: &Ctx<'_>,
+    view: &View,
+    name: &str,
+    limits: &CheckLimits,
+) -> (VerdictStatus, Option<String>) {
+    if program.function(name).is_none() {
+        return run_check_in_process(program, ctx, view, name, limits);
+    }
+    let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
+    match bureau_isolate::run_isolated(&isolation, || {
+        run_check_in_process(program, ctx, view, name, limits)
+    }) {
+        Ok(verdict) => verdict,
+        Err(e) => (VerdictStatus::Error, Some(stopped_message(name, &e))),
+    }
+}
+
+/// The detail of a check whose process was stopped.
+fn stopped_message(name: &str, e: &bureau_isolate::IsolateError) -> String {
+    use bureau_isolate::IsolateError as E;
+    let what = e.to_string();
+    let what = what.strip_prefix("it ").unwrap_or(&what);
+    let hint = match e {
+        E::TimedOut { .. } | E::CpuLimit { .. } => {
+            " — make it do less work (scan large values once, stop once the answer is known)"
+        }
+        E::OutOfMemory { .. } => " — avoid building huge strings or lists",
+        E::StackOverflow => " — avoid deeply nested values",
+        _ => "",
+    };
+    format!("check `{name}` {what}{hint}")
+}
+
+fn run_check_in_process(
     program: &CheckProgram,
     ctx: &Ctx<'_>,
     view: &View,

@@ -269,7 +269,10 @@ fn files_functions(builder: &mut GlobalsBuilder) {
             .and_then(|p| std::fs::metadata(p).ok());
         match meta {
             Some(m) if m.is_file() => Ok(m.len().min(i64::MAX as u64) as i64),
-            Some(_) => fail(format!("w.files.size(\"{path}\"): it is a directory")),
+            Some(m) if m.is_dir() => fail(format!("w.files.size(\"{path}\"): it is a directory")),
+            Some(_) => fail(format!(
+                "w.files.size(\"{path}\"): it is not a regular file (a FIFO, socket or device)"
+            )),
             None => fail(format!(
                 "w.files.size(\"{path}\"): no such file in the workspace; guard with w.files.exists(\"{path}\")"
             )),

@@ -23,6 +23,10 @@ use crate::globals;
 
 /// Limits on running the top level of `checks.star` (it should only define functions).
 const TOP_LEVEL_MAX_TICKS: u64 = 1_000_000;
+/// Wall-clock time the top level of checks.star may take (in its isolated trial run).
+const TOP_LEVEL_WALL: std::time::Duration = std::time::Duration::from_secs(20);
+/// Memory the top level's isolated trial run may map beyond the loading process.
+const TOP_LEVEL_MEMORY_BYTES: u64 = 1 << 30;
 
 /// Problems found compiling a `checks.star`, each as `path:line:col: what — what to do`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -100,6 +104,40 @@ impl CheckProgram {
 
         let mut functions = BTreeMap::new();
         collect_defs(&ast, path, &mut functions);
+
+        // The top level runs once, here, in this process: try it first in an isolated child,
+        // so that a top level that would abort or hang the process is an error of the task.
+        // (Its Starlark errors are reported by the real run below, identically.)
+        let trial_ast = ast.clone();
+        // Initialise the shared globals here, before the fork, not in the child.
+        let _ = globals::helpers();
+        let isolation = bureau_isolate::Limits::new(TOP_LEVEL_WALL, TOP_LEVEL_MEMORY_BYTES);
+        if let Err(e) = bureau_isolate::run_isolated(&isolation, move || {
+            let discard = globals::DiscardPrints;
+            Module::with_temp_heap(|module| {
+                let mut eval = Evaluator::new(&module);
+                eval.set_print_handler(&discard);
+                if eval.set_max_tick_count(TOP_LEVEL_MAX_TICKS).is_err() {
+                    return false;
+                }
+                eval.eval_module(trial_ast.clone(), globals::helpers())
+                    .is_ok()
+            })
+        }) {
+            let what = e.to_string();
+            return Err(CheckError::from(TaskError::new(
+                Location {
+                    path: path.to_path_buf(),
+                    line: 1,
+                    col: 1,
+                },
+                format!(
+                    "loading checks.star was stopped: its top level {}",
+                    what.strip_prefix("it ").unwrap_or(&what)
+                ),
+                "the top level of checks.star runs once at load time; keep it to `def`s and constants",
+            )));
+        }
 
         let discard = globals::DiscardPrints;
         let module = Module::with_temp_heap(|module| {

@@ -28,6 +28,7 @@
 mod b64;
 pub mod calendar;
 mod error;
+pub mod isolated;
 pub mod mail;
 pub mod office;
 pub mod sheet;

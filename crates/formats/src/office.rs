@@ -6,7 +6,10 @@
 //! zip entries and inflated sizes ([`MAX_ZIP_ENTRIES`], [`MAX_ENTRY_BYTES`],
 //! [`MAX_TOTAL_BYTES`], [`MAX_RATIO`]), XML nesting ([`MAX_XML_DEPTH`]), PDF pages
 //! ([`MAX_PDF_PAGES`]) and extracted text ([`MAX_TEXT_CHARS`]). Third-party parsers run under a
-//! panic guard. Every failure is [`FormatError::InvalidDocument`] saying what is wrong.
+//! panic guard, and every public reader parses in an isolated child process with a time and
+//! memory budget ([`crate::isolated`]), so a file that crashes or hangs its parser (a PDF whose
+//! objects form a cycle) is an error, never a crash. Every failure is
+//! [`FormatError::InvalidDocument`] saying what is wrong.
 //!
 //! ```
 //! use bureau_formats::office::{self, WriteBlock};
@@ -59,7 +62,9 @@ pub(crate) fn invalid(file: &str, reason: String) -> FormatError {
 }
 
 /// The kinds of file [`to_text`] reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Format {
     /// Word document.
     Docx,
@@ -168,7 +173,7 @@ impl Format {
 }
 
 /// A file rendered for an agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rendered {
     /// What the file was read as.
     pub format: Format,
@@ -186,7 +191,16 @@ pub fn to_text(name: &str, bytes: &[u8]) -> Result<String, FormatError> {
 }
 
 /// [`to_text`], also saying which format the file was read as.
+///
+/// The file is parsed in an isolated child process (see [`crate::isolated`]): a file that
+/// crashes, exhausts or hangs its parser is an [`FormatError::InvalidDocument`] naming the
+/// limit, never a crash of the caller.
 pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
+    crate::isolated::read(name, || render_in_process(name, bytes))
+}
+
+/// [`render`] in the calling process, without crash isolation.
+pub(crate) fn render_in_process(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
     if bytes.len() > MAX_INPUT_BYTES {
         return Err(invalid(
             name,
@@ -198,9 +212,9 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
     }
     let format = Format::detect(name, bytes);
     let text = match format {
-        Format::Docx => read_docx(name, bytes)?.to_text(),
-        Format::Pptx => read_pptx(name, bytes)?.to_text(),
-        Format::Pdf => read_pdf(name, bytes)?.to_text(),
+        Format::Docx => docx::read_docx_in_process(name, bytes)?.to_text(),
+        Format::Pptx => pptx::read_pptx_in_process(name, bytes)?.to_text(),
+        Format::Pdf => pdf::read_pdf_in_process(name, bytes)?.to_text(),
         Format::Sheet => {
             let ext_ok = matches!(
                 name.rsplit_once('.')
@@ -213,7 +227,7 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
             } else {
                 format!("{name}.xlsx")
             };
-            crate::sheet::read_file(&sheet_name, bytes)?.to_text()
+            crate::sheet::read_file_in_process(&sheet_name, bytes)?.to_text()
         }
         Format::Html => crate::text::html_to_text(&utf8(name, bytes)?),
         Format::Markdown | Format::Text => {

@@ -425,7 +425,14 @@ fn drive(
         loop {
             let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
             let round = input.round;
-            let output = match catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session))) {
+            let output = catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session)));
+            // A world tool call that blocked past the turn's limit still holds the world: end
+            // the trial without touching it (no snapshot, no export).
+            if let Some(why) = session.stalled() {
+                *world_slot = None;
+                return Err(format!("turn {n}: {why}"));
+            }
+            let output = match output {
                 Ok(Ok(out)) => out,
                 Ok(Err(e)) => return Err(format!("turn {n}: agent error: {e}")),
                 Err(panic) => {
@@ -647,6 +654,12 @@ fn export(world: &World, dir: &Path) -> Result<(), String> {
         let to = deliverables.join(rel);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        // Only regular files are copied: a FIFO would block the copy (the manifest never
+        // lists one, but the workspace is the agent's).
+        match std::fs::symlink_metadata(&from) {
+            Ok(m) if m.file_type().is_file() => {}
+            _ => continue,
         }
         std::fs::copy(&from, &to)
             .map_err(|e| format!("copying {} to deliverables: {e}", from.display()))?;

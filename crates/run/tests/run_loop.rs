@@ -336,7 +336,9 @@ fn a_broken_check_is_an_error_verdict_and_makes_the_trial_unscored_without_retry
         verdicts[3]["detail"]
             .as_str()
             .unwrap()
-            .contains("this check is broken")
+            .contains("this check is broken"),
+        "{}",
+        verdicts[3]["detail"]
     );
 }
 

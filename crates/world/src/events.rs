@@ -144,6 +144,11 @@ fn seed_files(world: &mut World, dir: &Path) -> Result<(), WorldError> {
             });
         } else if ft.is_dir() {
             std::fs::create_dir_all(&target).map_err(|e| WorldError::io(&target, e))?;
+        } else if let Some(kind) = crate::files::special_kind(&ft) {
+            return Err(WorldError::Seed {
+                path: entry.path().to_path_buf(),
+                message: format!("seed files must be regular files; this is {kind}"),
+            });
         } else {
             let n = std::fs::copy(entry.path(), &target)
                 .map_err(|e| WorldError::io(entry.path(), e))?;

@@ -14,12 +14,86 @@ pub struct FileInfo {
     /// Relative to the workspace, `/`-separated.
     pub path: String,
     pub size: u64,
-    /// `file` or `dir`.
+    /// `file`, `dir`, or `special` (a FIFO, socket or device: listed, never read).
     pub kind: &'static str,
 }
 
 /// Reading limit for one file through tools and checks (larger files are refused).
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a path that must be a regular file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// A FIFO, socket, device or directory: never opened for reading (a FIFO would block).
+    #[error("it is {0}, not a regular file; only regular files can be read")]
+    NotRegular(&'static str),
+    /// Larger than the caller's limit.
+    #[error("it is {size} bytes, over the {max}-byte read limit")]
+    TooLarge { size: u64, max: u64 },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a file type is, in words, for anything that is not a regular file.
+pub fn special_kind(ft: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() {
+        None
+    } else if ft.is_dir() {
+        Some("a directory")
+    } else if ft.is_symlink() {
+        Some("a symbolic link")
+    } else if ft.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else if ft.is_char_device() {
+        Some("a character device")
+    } else if ft.is_block_device() {
+        Some("a block device")
+    } else {
+        Some("a special file")
+    }
+}
+
+/// Read a file that must be a regular file, without ever blocking on anything else.
+///
+/// Agent-made paths can name a FIFO (whose `open` for reading waits for a writer forever), a
+/// socket or a device. The type is checked before opening (following links, which callers
+/// have confined already), the file is opened with `O_NONBLOCK` (a FIFO that appears in
+/// between opens at once instead of waiting) and checked again on the open descriptor; only
+/// then is it read, at most `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = std::fs::metadata(path)?;
+    if let Some(kind) = special_kind(&meta.file_type()) {
+        return Err(ReadError::NotRegular(kind));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if let Some(kind) = special_kind(&meta.file_type()) {
+        return Err(ReadError::NotRegular(kind));
+    }
+    if meta.len() > max {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            max,
+        });
+    }
+    let mut out = Vec::with_capacity(meta.len().min(max) as usize);
+    file.take(max.saturating_add(1)).read_to_end(&mut out)?;
+    if out.len() as u64 > max {
+        return Err(ReadError::TooLarge {
+            size: out.len() as u64,
+            max,
+        });
+    }
+    Ok(out)
+}
 
 #[derive(Debug, Clone)]
 pub struct Files {
@@ -145,7 +219,8 @@ impl Files {
         self.resolve(rel).map(|p| p.is_dir()).unwrap_or(false)
     }
 
-    /// The bytes of a file.
+    /// The bytes of a file. Only regular files are read: a FIFO, socket or device is refused
+    /// without being opened for a blocking read (see [`read_regular`]).
     pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
         let p = self.resolve(rel)?;
         let meta =
@@ -153,13 +228,10 @@ impl Files {
         if meta.is_dir() {
             return Err(format!("`{rel}` is a directory; list it with files_list"));
         }
-        if meta.len() > MAX_READ_BYTES {
-            return Err(format!(
-                "`{rel}` is {} bytes, over the {MAX_READ_BYTES}-byte read limit",
-                meta.len()
-            ));
-        }
-        std::fs::read(&p).map_err(|e| format!("cannot read `{rel}`: {e}"))
+        read_regular(&p, MAX_READ_BYTES).map_err(|e| match e {
+            ReadError::Io(e) => format!("cannot read `{rel}`: {e}"),
+            e => format!("`{rel}` cannot be read: {e}"),
+        })
     }
 
     /// The text of a file; an error if the file is binary (not UTF-8 or holds NUL bytes).
@@ -201,6 +273,12 @@ impl Files {
                     path,
                     size: 0,
                     kind: "dir",
+                });
+            } else if !ft.is_symlink() && special_kind(&ft).is_some() {
+                out.push(FileInfo {
+                    path,
+                    size: 0,
+                    kind: "special",
                 });
             } else {
                 let size = entry.metadata().map(|m| m.len()).unwrap_or(0);

@@ -50,6 +50,10 @@ pub struct Snapshot {
     pub dirs: BTreeSet<String>,
     /// Symbolic links in the workspace: path → target as written.
     pub symlinks: BTreeMap<String, String>,
+    /// FIFOs, sockets and devices in the workspace: path → what it is. Recorded, never
+    /// opened (a FIFO would block the snapshot), not restored. Absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub specials: BTreeMap<String, String>,
     pub services: Services,
     pub log: Vec<LogEntry>,
 }
@@ -62,6 +66,7 @@ impl Snapshot {
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
             symlinks: BTreeMap::new(),
+            specials: BTreeMap::new(),
             services: Services::default(),
             log: Vec::new(),
         }
@@ -99,6 +104,8 @@ pub(crate) struct Manifest {
     pub files: BTreeMap<String, FileRecord>,
     pub dirs: BTreeSet<String>,
     pub symlinks: BTreeMap<String, String>,
+    /// FIFOs, sockets, devices: path → what it is (never opened).
+    pub specials: BTreeMap<String, String>,
 }
 
 /// The workspace manifest now; with `store`, copy new contents into the blob store.
@@ -134,11 +141,13 @@ pub(crate) fn patch(
         files: base.files.clone(),
         dirs: base.dirs.clone(),
         symlinks: base.symlinks.clone(),
+        specials: base.specials.clone(),
     };
     let forget = |m: &mut Manifest, p: &str| {
         m.files.remove(p);
         m.dirs.remove(p);
         m.symlinks.remove(p);
+        m.specials.remove(p);
     };
     for rel in &changes.deleted {
         forget(&mut m, &to_slash(rel));
@@ -156,8 +165,10 @@ pub(crate) fn patch(
             m.symlinks.insert(p, target.to_string_lossy().into_owned());
         } else if ft.is_dir() {
             m.dirs.insert(p);
+        } else if let Some(kind) = crate::files::special_kind(&ft) {
+            m.specials.insert(p, kind.to_string());
         } else {
-            let data = std::fs::read(&full).map_err(|e| WorldError::io(&full, e))?;
+            let data = read_file(&full)?;
             let hash = blake3::hash(&data).to_hex().to_string();
             if let Some(blobs) = blobs {
                 store_blob(blobs, &hash, &data)?;
@@ -173,6 +184,14 @@ pub(crate) fn patch(
         }
     }
     Ok(m)
+}
+
+/// The contents of a regular file of the tree, never blocking (see [`crate::files::read_regular`]).
+fn read_file(path: &Path) -> Result<Vec<u8>, WorldError> {
+    crate::files::read_regular(path, u64::MAX).map_err(|e| match e {
+        crate::files::ReadError::Io(e) => WorldError::io(path, e),
+        e => WorldError::Snapshot(format!("{}: {e}", path.display())),
+    })
 }
 
 fn store_blob(blobs: &Path, hash: &str, data: &[u8]) -> Result<(), WorldError> {
@@ -221,8 +240,10 @@ fn walk_tree_except(
                 .insert(rel, target.to_string_lossy().into_owned());
         } else if ft.is_dir() {
             m.dirs.insert(rel);
+        } else if let Some(kind) = crate::files::special_kind(&ft) {
+            m.specials.insert(rel, kind.to_string());
         } else {
-            let data = std::fs::read(entry.path()).map_err(|e| WorldError::io(entry.path(), e))?;
+            let data = read_file(entry.path())?;
             let meta = entry
                 .metadata()
                 .map_err(|e| WorldError::Snapshot(e.to_string()))?;
@@ -253,6 +274,7 @@ pub(crate) fn take(world: &World) -> Result<Snapshot, WorldError> {
         files: m.files,
         dirs: m.dirs,
         symlinks: m.symlinks,
+        specials: m.specials,
         services: Services {
             mail: world.mail.clone(),
             calendar: world.calendar.clone(),

@@ -117,6 +117,11 @@ pub(crate) fn table_to_text(t: &Table) -> String {
 
 /// Read a .docx file.
 pub fn read_docx(file: &str, bytes: &[u8]) -> Result<Docx, FormatError> {
+    crate::isolated::read(file, || read_docx_in_process(file, bytes))
+}
+
+/// [`read_docx`] in the calling process, without crash isolation.
+pub(crate) fn read_docx_in_process(file: &str, bytes: &[u8]) -> Result<Docx, FormatError> {
     let mut zip = Archive::open(file, bytes, ".docx")?;
     let main = main_part(&mut zip, file)?;
     let document = zip.require(&main, ".docx")?;

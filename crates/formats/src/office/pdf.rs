@@ -34,6 +34,11 @@ impl Pdf {
 
 /// Read the text of every page of a PDF.
 pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
+    crate::isolated::read(file, || read_pdf_in_process(file, bytes))
+}
+
+/// [`read_pdf`] in the calling process, without crash isolation.
+pub(crate) fn read_pdf_in_process(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
     if !bytes.starts_with(b"%PDF-")
         && !bytes
             .get(..1024)

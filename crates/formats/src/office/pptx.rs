@@ -61,6 +61,11 @@ impl Pptx {
 
 /// Read a .pptx file.
 pub fn read_pptx(file: &str, bytes: &[u8]) -> Result<Pptx, FormatError> {
+    crate::isolated::read(file, || read_pptx_in_process(file, bytes))
+}
+
+/// [`read_pptx`] in the calling process, without crash isolation.
+pub(crate) fn read_pptx_in_process(file: &str, bytes: &[u8]) -> Result<Pptx, FormatError> {
     let mut zip = Archive::open(file, bytes, ".pptx")?;
     let order = slide_order(&mut zip, file)?;
     let mut slides = Vec::new();

@@ -29,7 +29,16 @@ fn invalid(file: &str, reason: impl Into<String>) -> FormatError {
 
 /// Read a spreadsheet file by its name's extension (.xlsx, .xlsm, .csv, .tsv). Formulas
 /// keep the value cached in the file; formulas without one are computed.
+///
+/// The file is parsed in an isolated child process (see [`crate::isolated`]): a file that
+/// crashes, exhausts or hangs the parser is an [`FormatError::InvalidDocument`] naming the
+/// limit, never a crash of the caller.
 pub fn read_file(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
+    crate::isolated::read(name, || read_file_in_process(name, bytes))
+}
+
+/// [`read_file`] in the calling process, without crash isolation.
+pub(crate) fn read_file_in_process(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
     let ext = name
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())

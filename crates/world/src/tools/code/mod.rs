@@ -137,7 +137,11 @@ fn open_clone(w: &World, path: &str) -> Result<Clone, String> {
     let config = w
         .files
         .resolve(&format!("{}/.git/config", path.trim_end_matches('/')))?;
-    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    // Agent-writable: read only a regular file (a FIFO here would block the call).
+    let text = crate::files::read_regular(&config, 1 << 20)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default();
     let url = text
         .lines()
         .map(str::trim)
