@@ -649,8 +649,9 @@ fn failed_items_section(
     agents: &[(&String, &AgentSummary)],
     trials: &[(TrialResult, Vec<Verdict>)],
 ) {
-    // (task, agent, item) → (failed epochs, red line, first detail).
-    let mut items: BTreeMap<(String, String, String), (u32, bool, u32, String)> = BTreeMap::new();
+    // (task, agent, item) → (failed epochs, red line, first failing epoch, its detail).
+    type Key = (String, String, String);
+    let mut items: BTreeMap<Key, (u32, bool, u32, String)> = BTreeMap::new();
     for (r, vs) in trials
         .iter()
         .filter(|(r, _)| r.status != TrialStatus::Error)

@@ -1,5 +1,8 @@
 //! The attack suite: one binary, one module per family. See `docs/security.md`.
 
+#[path = "../../../run/tests/common/mod.rs"]
+mod common;
+
 mod checks;
 mod documents;
 mod files;
