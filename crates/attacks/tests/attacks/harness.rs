@@ -3,9 +3,6 @@
 //! A harness (a third-party agent program Bureau runs headless) that tries to outlive its
 //! turn: a process that leaves the harness's session and process group with `setsid -f`.
 
-#[path = "../../../run/tests/common/mod.rs"]
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -45,7 +42,7 @@ fn pids(path: &Path) -> Vec<i32> {
 fn a_process_that_left_the_harness_session_is_killed_at_the_end_of_the_turn() {
     let dir = tempfile::tempdir().unwrap();
     let task = dir.path().join("memo");
-    common::write_memo_task(&task, "memo");
+    crate::common::write_memo_task(&task, "memo");
     let pid_file = dir.path().join("escaped.pids");
     let script = dir.path().join("escape.sh");
     // The harness starts `sleep 47` in a session of its own, then ends its turn at once.
