@@ -392,9 +392,12 @@ impl Linux {
                 if plan.view.is_some() {
                     // The caller's home is not in the command's view; dot files and caches
                     // go to the private /tmp, not into the workspace.
-                    "/tmp".into()
+                    "/tmp"
                 } else {
-                    std::env::var_os("HOME").unwrap_or_else(|| "/".into())
+                    // In a replica only the tool paths and the workspace can be read: a home
+                    // that does not exist (ENOENT, which git and others take as "no dot
+                    // files"), not the caller's (EACCES, which git takes as fatal).
+                    "/nonexistent"
                 },
             )
             .stdin(Stdio::null())
@@ -567,8 +570,8 @@ fn landlock_probe() -> Result<String, String> {
     }
 }
 
-/// The Landlock ruleset: read/execute everywhere, everything beneath the workspace, `/dev/null`
-/// read/write. At least ABI 3 (hard requirement); TCP and scopes when the kernel has them.
+/// The Landlock ruleset of a command in a replica's namespaces: read/execute on the system's
+/// tool paths, `/dev` and `/proc`, everything beneath the workspace, `/dev/null` read/write. At least ABI 3 (hard requirement); TCP and scopes when the kernel has them.
 fn ruleset(workspace: &Path) -> Result<RulesetCreated, String> {
     let build = || -> Result<RulesetCreated, RulesetError> {
         let ruleset = Ruleset::default()
@@ -584,13 +587,25 @@ fn ruleset(workspace: &Path) -> Result<RulesetCreated, String> {
     let open = |path: &Path| {
         PathFd::new(path).map_err(|e| format!("Landlock rule for {}: {e}", path.display()))
     };
-    let ruleset = build().map_err(|e| format!("Landlock ABI 3 or later is needed: {e}"))?;
-    let root = open(Path::new("/"))?;
+    let mut ruleset = build().map_err(|e| format!("Landlock ABI 3 or later is needed: {e}"))?;
+    // Reading is limited too: the system's tool paths, /dev and /proc, and the workspace.
+    // The host's other directories stay in the replica's view, but their files — the task's
+    // checks.star and solution/, the run directory, other trials — cannot be opened or
+    // listed (Landlock rules follow inodes, so no path through /proc/<pid>/root reaches
+    // them either).
+    for dir in crate::mounts::TOOL_PATHS.iter().chain(&["/dev", "/proc"]) {
+        if std::fs::symlink_metadata(dir).is_err() {
+            continue;
+        }
+        let fd = open(Path::new(dir))?;
+        ruleset = ruleset
+            .add_rule(PathBeneath::new(fd, AccessFs::from_read(BEST_ABI)))
+            .map_err(|e| format!("Landlock rules: {e}"))?;
+    }
     let ws = open(workspace)?;
     let null = open(Path::new("/dev/null"))?;
     ruleset
-        .add_rule(PathBeneath::new(root, AccessFs::from_read(BEST_ABI)))
-        .and_then(|r| r.add_rule(PathBeneath::new(ws, AccessFs::from_all(BEST_ABI))))
+        .add_rule(PathBeneath::new(ws, AccessFs::from_all(BEST_ABI)))
         .and_then(|r| r.add_rule(PathBeneath::new(null, AccessFs::from_file(BEST_ABI))))
         .map_err(|e| format!("Landlock rules: {e}"))
 }

@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// Top-level paths bound read-only when they are directories, or re-created when symbolic
 /// links (`/bin -> usr/bin` on merged-`/usr` systems).
-const TOOL_PATHS: [&str; 8] = [
+pub(crate) const TOOL_PATHS: [&str; 8] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
 ];
 /// Device nodes bound into the command's `/dev`.

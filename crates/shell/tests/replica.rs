@@ -94,6 +94,19 @@ fn checks(tmp: &Path) {
         "keep me"
     );
     assert!(!outside.join("new.txt").exists());
+    // Reading outside the workspace and the system's tool paths is refused too: the task's
+    // answer key, the run directory and other trials live in such places.
+    for cmd in [
+        format!("cat {}/victim.txt", outside.display()),
+        format!("ls {}", tmp.display()),
+    ] {
+        let out = run(&cmd, &limits());
+        assert_ne!(out.exit_code, Some(0), "`{cmd}`: {out:?}");
+        assert!(
+            out.stderr.text.contains("Permission denied"),
+            "`{cmd}`: {out:?}"
+        );
+    }
     baseline.verify().unwrap();
 
     // No network: only lo, and the parent's loopback listener is unreachable.
