@@ -1,5 +1,7 @@
 //! The loader: reads `task.toml` and the task's directory, and collects every problem.
 
+use serde::Deserialize;
+
 use super::raw::*;
 use super::*;
 
@@ -46,7 +48,23 @@ impl Loader {
                 .into());
             }
         };
-        let raw: RawTask = match toml::from_str(&self.source) {
+        let source = self.source.clone();
+        let mut doc = match toml::de::DeTable::parse(&source) {
+            Ok(d) => d,
+            Err(e) => {
+                let span = e.span().unwrap_or(0..0);
+                let msg = e.message().trim().to_string();
+                let hint = toml_hint(&msg);
+                self.err(span, msg, hint);
+                return Err(TaskErrors(self.errors));
+            }
+        };
+        // Every unknown key at once (serde would stop at the first); they are removed, so
+        // serde reads the rest and the checks below still run.
+        for u in super::keys::check_keys(doc.get_mut()) {
+            self.err(u.span, u.what, u.hint);
+        }
+        let raw = match RawTask::deserialize(toml::de::Deserializer::from(doc)) {
             Ok(r) => r,
             Err(e) => {
                 let span = e.span().unwrap_or(0..0);

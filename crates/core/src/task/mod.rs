@@ -30,6 +30,7 @@ use crate::tool::ToolCall;
 use crate::verdict::{RubricKind, TurnRef};
 
 mod event;
+mod keys;
 mod load;
 mod raw;
 mod rubric;
