@@ -605,3 +605,106 @@ fn bad_workspace_sections_are_located_and_name_the_personas() {
         );
     }
 }
+
+/// Issue 12: every unknown key in one run, each at its own line:col, with a suggestion.
+#[test]
+fn every_misspelt_key_is_reported_in_one_run() {
+    let d = good_dir();
+    let src = GOOD
+        .replacen("difficulty = ", "dificulty = ", 1)
+        .replacen("weight = 2", "wieght = 2", 1)
+        .replacen("kind = \"process\"", "kind = \"process\"\nwieght = 1", 1)
+        .replacen(
+            "kind = \"foundation\"",
+            "kind = \"foundation\"\n  wieght = 3",
+            1,
+        );
+    write(d.path(), "task.toml", &src);
+    let e = Task::load(d.path()).unwrap_err();
+    assert_eq!(e.0.len(), 4, "{e}");
+    let text = e.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let dif = line_of(&src, "dificulty");
+    assert!(
+        lines[0].ends_with(&format!(
+            "task.toml:{dif}:1: unknown field `dificulty` at the top level — did you mean `difficulty`?"
+        )),
+        "{text}"
+    );
+    // the three weights, in the order of the file, each at its own position
+    let mut at = 0;
+    for (i, col) in [(1, 1), (2, 1), (3, 3)] {
+        let off = at + src[at..].find("wieght").unwrap();
+        let line = src[..off].matches('\n').count() + 1;
+        at = off + 1;
+        assert!(
+            lines[i].ends_with(&format!(
+                "task.toml:{line}:{col}: unknown field `wieght` in [[rubric]] — did you mean `weight`?"
+            )),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_key_in_a_nested_table_is_located() {
+    let src = GOOD.replacen(
+        "subject_contains = [\"budget\"]",
+        "subject_contains = [\"budget\"]\nsubjet_contains = [\"x\"]",
+        1,
+    );
+    let e = error_for(
+        "subject_contains = [\"budget\"]",
+        "subject_contains = [\"budget\"]\nsubjet_contains = [\"x\"]",
+    );
+    let line = line_of(&src, "subjet_contains");
+    assert!(
+        e.contains(&format!(
+            "task.toml:{line}:1: unknown field `subjet_contains` in `mail_sent` of a [[rubric]] item — did you mean `subject_contains`?"
+        )),
+        "{e}"
+    );
+    // in [[turn.event]] and [limits] too
+    let e = error_for("silent = true", "silent = true\nslient = true");
+    assert!(
+        e.contains("unknown field `slient` in [[turn.event]]"),
+        "{e}"
+    );
+    assert!(e.contains("did you mean `silent`?"), "{e}");
+    let e = error_for("max_steps = 30", "max_steps = 30\nmax_step = 3");
+    assert!(e.contains("unknown field `max_step` in [limits]"), "{e}");
+}
+
+#[test]
+fn a_far_miss_lists_the_known_keys() {
+    let e = error_for("persona = ", "colour = \"red\"\npersona = ");
+    assert!(
+        e.contains("task.toml:3:1: unknown field `colour` at the top level — remove it, or use a known key: abilities, apps, category, difficulty,"),
+        "{e}"
+    );
+    assert!(!e.contains("did you mean"), "{e}");
+    let e = error_for("[user]\n", "[user]\nphone = \"1\"\n");
+    assert!(
+        e.contains("unknown field `phone` in [user] — remove it, or use a known key: email, name"),
+        "{e}"
+    );
+}
+
+#[test]
+fn other_problems_are_still_reported_beside_unknown_keys() {
+    let d = good_dir();
+    let src = GOOD
+        .replacen("difficulty = ", "dificulty = ", 1)
+        .replacen(
+            "apps = [\"files\", \"mail\", \"calendar\"]",
+            "apps = [\"fax\"]",
+            1,
+        )
+        .replacen("weight = 2", "weight = 0", 1);
+    write(d.path(), "task.toml", &src);
+    let e = Task::load(d.path()).unwrap_err().to_string();
+    assert!(e.contains("unknown field `dificulty`"), "{e}");
+    assert!(e.contains("unknown app `fax`"), "{e}");
+    assert!(e.contains("not positive"), "{e}");
+    assert!(!e.contains("missing field"), "{e}");
+}
