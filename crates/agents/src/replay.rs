@@ -49,15 +49,6 @@ impl ReplayAgent {
         } else {
             path.to_path_buf()
         };
-        if is_solution_file(&file) {
-            let turn = turn_of(&file).unwrap_or(1);
-            let calls = read_solution_file(&file)?;
-            return Ok(ReplayAgent {
-                path: file,
-                turns: BTreeMap::from([(turn, calls)]),
-                rounds: BTreeMap::new(),
-            });
-        }
         let shown = file.display().to_string();
         let text = std::fs::read_to_string(&file).map_err(|e| AgentError::Replay {
             path: shown.clone(),
@@ -66,6 +57,15 @@ impl ReplayAgent {
             hint: "give `replay:<path>` the trajectory.jsonl of a trial, or its trial directory"
                 .into(),
         })?;
+        if is_solution(&text) {
+            let turn = turn_of(&file).unwrap_or(1);
+            let calls = solution_calls(&text, &shown)?;
+            return Ok(ReplayAgent {
+                path: file,
+                turns: BTreeMap::from([(turn, calls)]),
+                rounds: BTreeMap::new(),
+            });
+        }
         let mut turns: BTreeMap<u32, Vec<Action>> = BTreeMap::new();
         let mut rounds: BTreeMap<(u32, u32), Vec<Action>> = BTreeMap::new();
         let mut round_of: BTreeMap<u32, u32> = BTreeMap::new();
@@ -162,20 +162,16 @@ fn turn_of(file: &Path) -> Option<u32> {
     file.file_stem()?.to_str()?.parse().ok().filter(|n| *n >= 1)
 }
 
-/// Whether `file` is in the solution format: its first non-empty line is an object with a
+/// Whether `text` is in the solution format: its first non-empty line is an object with a
 /// `tool` and no trajectory `type`.
-fn is_solution_file(file: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return false;
-    };
-    let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else {
-        return false;
-    };
-    serde_json::from_str::<Value>(first)
-        .is_ok_and(|v| v.get("tool").is_some_and(Value::is_string) && v.get("type").is_none())
+fn is_solution(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|first| serde_json::from_str::<Value>(first).ok())
+        .is_some_and(|v| v.get("tool").is_some_and(Value::is_string) && v.get("type").is_none())
 }
 
-/// The tool calls of a solution file, one `{"tool": name, "args": {...}}` per line.
+/// The tool calls of the solution file `file`, one `{"tool": name, "args": {...}}` per line.
 fn read_solution_file(file: &Path) -> Result<Vec<Action>, AgentError> {
     let shown = file.display().to_string();
     let text = std::fs::read_to_string(file).map_err(|e| AgentError::Replay {
@@ -184,6 +180,11 @@ fn read_solution_file(file: &Path) -> Result<Vec<Action>, AgentError> {
         message: format!("cannot read the solution file: {e}"),
         hint: "make it readable".into(),
     })?;
+    solution_calls(&text, &shown)
+}
+
+/// The tool calls of a solution file's `text` (`shown` names it in errors).
+fn solution_calls(text: &str, shown: &str) -> Result<Vec<Action>, AgentError> {
     let mut calls = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -191,7 +192,7 @@ fn read_solution_file(file: &Path) -> Result<Vec<Action>, AgentError> {
         }
         let call: bureau_core::tool::ToolCall =
             serde_json::from_str(line).map_err(|e| AgentError::Replay {
-                path: shown.clone(),
+                path: shown.to_string(),
                 line: i + 1,
                 message: format!("not a solution call: {e}"),
                 hint:

@@ -118,6 +118,10 @@ fn piped_runs_print_a_line_per_trial_and_quiet_silences_them() {
     let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with('[')).collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(
+        lines[0].starts_with("[1/2] ") && lines[1].starts_with("[2/2] "),
+        "{stderr}"
+    );
+    assert!(
         lines
             .iter()
             .any(|l| l.contains("memo · oracle · epoch 1 · passed · score 1.000 ·")),

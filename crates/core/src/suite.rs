@@ -27,25 +27,37 @@ pub struct SuiteMeta {
     pub subsets: BTreeMap<String, Vec<String>>,
 }
 
+/// Whether `dir` is a task (`task.toml`) or a suite (`suite.toml`) directory.
+fn is_target(dir: &Path) -> bool {
+    dir.join("task.toml").is_file() || dir.join("suite.toml").is_file()
+}
+
+/// The task and suite directories directly inside `dir`, sorted (none when it cannot be
+/// listed).
+fn targets_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| is_target(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
 /// The task or suite directory beside `path` whose name is nearest to its last component
 /// (for "did you mean"), if one is near enough.
 fn nearest_target(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let names: Vec<String> = std::fs::read_dir(&parent)
-        .ok()?
-        .flatten()
-        .filter(|e| e.path().join("suite.toml").is_file() || e.path().join("task.toml").is_file())
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .collect();
-    let best = did_you_mean(name, names.iter().map(String::as_str))?;
-    Some(match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.join(best),
-        _ => PathBuf::from(best),
-    })
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let siblings = targets_in(parent.unwrap_or(Path::new(".")));
+    let names = siblings
+        .iter()
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()));
+    let best = did_you_mean(name, names)?;
+    Some(parent.map_or_else(|| PathBuf::from(best), |p| p.join(best)))
 }
 
 /// The suites and tasks directly inside `spec` when `spec` is a folder that is neither a
@@ -53,17 +65,13 @@ fn nearest_target(path: &Path) -> Option<PathBuf> {
 /// when the folder holds none).
 pub fn folder_targets(spec: &str) -> Option<Vec<String>> {
     let path = Path::new(spec);
-    if !path.is_dir() || path.join("task.toml").is_file() || path.join("suite.toml").is_file() {
+    if !path.is_dir() || is_target(path) {
         return None;
     }
-    let mut found: Vec<String> = std::fs::read_dir(path)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("suite.toml").is_file() || p.join("task.toml").is_file())
+    let found: Vec<String> = targets_in(path)
+        .iter()
         .map(|p| p.display().to_string())
         .collect();
-    found.sort();
     (!found.is_empty()).then_some(found)
 }
 

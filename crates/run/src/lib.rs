@@ -904,7 +904,6 @@ struct Progress {
     bar: ProgressBar,
     counts: Mutex<[u64; 3]>,
     lines: bool,
-    total: u64,
 }
 
 /// The line a finished trial prints when stderr is not a terminal: its place in the run,
@@ -929,7 +928,7 @@ impl Progress {
     fn new(total: u64, skipped: u64, quiet: bool) -> Progress {
         let terminal = std::io::stderr().is_terminal();
         let bar = if quiet || !terminal {
-            ProgressBar::hidden()
+            ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::hidden())
         } else {
             ProgressBar::new(total)
         };
@@ -943,7 +942,6 @@ impl Progress {
             bar,
             counts: Mutex::new([0; 3]),
             lines: !quiet && !terminal,
-            total,
         };
         p.show(&[0; 3], skipped);
         p
@@ -972,7 +970,8 @@ impl Progress {
         let skipped = self.bar.position().saturating_sub(c.iter().sum());
         self.show(&c, skipped);
         if self.lines {
-            eprintln!("{}", progress_line(self.bar.position(), self.total, result));
+            let total = self.bar.length().unwrap_or_default();
+            eprintln!("{}", progress_line(self.bar.position(), total, result));
         }
     }
 
