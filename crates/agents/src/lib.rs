@@ -107,8 +107,8 @@ pub const AGENT_KINDS: &[&str] = &[
 /// worker threads). A fresh agent is made for every attempt of every trial, so an agent may
 /// keep per-trial state in `self`.
 pub trait Agent: Send {
-    /// A short stable name; it names the agent's directory in run output (after
-    /// sanitising) and its column in reports.
+    /// A short stable name; it names the agent's directory in run output and its column in
+    /// reports. A name that is not a safe folder name is recorded as its [`sanitize_name`].
     fn name(&self) -> String;
 
     /// Called once per trial, before the first turn.
@@ -140,13 +140,15 @@ pub fn make_agent(spec: &str) -> Result<Box<dyn Agent>, AgentError> {
     AgentCatalog::new().make(spec)
 }
 
-/// An agent name as a directory name: letters, digits, `-`, `_` and `.` are kept, every other
-/// character becomes `_`; a name made only of dots becomes `_`.
+/// An agent name as a directory name: letters, digits, `-`, `_`, `.`, `:`, `@` and `+` are
+/// kept (so `llm:openai:gpt-4.1-mini` and `codex:gpt-5` are their own folder names), every
+/// other character becomes `_`; a name made only of dots becomes `_`. A run records each
+/// agent under this name, so the name in `result.json` is always the folder's.
 pub fn sanitize_name(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '@' | '+') {
                 c
             } else {
                 '_'
@@ -186,8 +188,13 @@ mod tests {
         assert_eq!(sanitize_name("oracle"), "oracle");
         assert_eq!(
             sanitize_name("replay:/tmp/a b/t.jsonl"),
-            "replay__tmp_a_b_t.jsonl"
+            "replay:_tmp_a_b_t.jsonl"
         );
+        assert_eq!(
+            sanitize_name("llm:openai:gpt-4.1-mini"),
+            "llm:openai:gpt-4.1-mini"
+        );
+        assert_eq!(sanitize_name("a\\b\n"), "a_b_");
         assert_eq!(sanitize_name(".."), "_");
         assert_eq!(sanitize_name(""), "_");
     }

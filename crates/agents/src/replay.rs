@@ -212,6 +212,12 @@ impl Agent for ReplayAgent {
         format!("replay:{}", self.path.display())
     }
 
+    /// What is replayed: the file's path (the name, sanitised into a folder name, may no
+    /// longer spell it).
+    fn definition(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({"kind": "replay", "path": self.path.display().to_string()}))
+    }
+
     fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {
         Ok(())
     }

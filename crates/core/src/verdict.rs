@@ -171,3 +171,42 @@ impl Verdict {
         self.status == VerdictStatus::Passed
     }
 }
+
+/// One entry of `verdicts.json`: a verdict with what it is about — the task, the agent (its
+/// name, which is also its folder under `trials/<task>/`), the epoch and the item's
+/// description — so that one glob over a run's `verdicts.json` files gives a tidy table.
+/// A reader that wants only the verdict reads a [`Verdict`]; the extra fields are ignored.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictEntry<'a> {
+    pub task: &'a str,
+    pub agent: &'a str,
+    pub epoch: u32,
+    pub description: &'a str,
+    #[serde(flatten)]
+    pub verdict: &'a Verdict,
+}
+
+/// The entries of `verdicts.json` for `verdicts` of `task` by `agent` in `epoch`, in the
+/// verdicts' order. An item the task does not list (never the case for verdicts the task's
+/// checks made) gets an empty description.
+pub fn verdict_entries<'a>(
+    task: &'a crate::Task,
+    agent: &'a str,
+    epoch: u32,
+    verdicts: &'a [Verdict],
+) -> Vec<VerdictEntry<'a>> {
+    verdicts
+        .iter()
+        .map(|v| VerdictEntry {
+            task: &task.id,
+            agent,
+            epoch,
+            description: task
+                .rubric
+                .iter()
+                .find(|r| r.id == v.id)
+                .map_or("", |r| r.description.as_str()),
+            verdict: v,
+        })
+        .collect()
+}

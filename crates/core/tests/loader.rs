@@ -708,3 +708,53 @@ fn other_problems_are_still_reported_beside_unknown_keys() {
     assert!(e.contains("not positive"), "{e}");
     assert!(!e.contains("missing field"), "{e}");
 }
+
+/// Issue 12: wrong types and missing fields are all reported in one run too, each at its
+/// place, and the removals the loader makes to find them never add errors of their own.
+#[test]
+fn every_wrong_type_and_missing_field_is_reported_in_one_run() {
+    let d = good_dir();
+    let src = GOOD
+        .replacen("weight = 2", "weight = \"two\"", 1)
+        .replacen("max_steps = 30", "max_steps = \"thirty\"", 1)
+        .replacen("description = \"mail sent\"\n", "", 1)
+        .replacen("silent = true", "silent = \"yes\"", 1)
+        .replacen("red_line = true", "red_line = true\nunknwn = 1", 1);
+    write(d.path(), "task.toml", &src);
+    let e = Task::load(d.path()).unwrap_err();
+    let text = e.to_string();
+    assert_eq!(e.0.len(), 5, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let want = [
+        (
+            line_of(&src, "max_steps"),
+            "invalid type: string \"thirty\"",
+        ),
+        (line_of(&src, "silent = "), "invalid type: string \"yes\""),
+        (line_of(&src, "weight = "), "invalid type: string \"two\""),
+        (line_of(&src, "unknwn"), "unknown field `unknwn`"),
+        (
+            line_of(&src, "id = \"mail\"") - 1,
+            "missing field `description`",
+        ),
+    ];
+    for (i, (line, what)) in want.iter().enumerate() {
+        assert!(
+            lines[i].contains(&format!("task.toml:{line}:")) && lines[i].contains(what),
+            "line {i}: want {what} at {line}:\n{text}"
+        );
+    }
+    assert!(!text.contains("missing field `weight`"), "{text}");
+    assert!(!text.contains("missing field `silent`"), "{text}");
+}
+
+#[test]
+fn a_missing_required_top_level_field_is_reported_once() {
+    let d = good_dir();
+    let src = GOOD.replacen("[user]\nname = \"Dana Reyes\"\n", "[user]\nname = 7\n", 1);
+    write(d.path(), "task.toml", &src);
+    let text = Task::load(d.path()).unwrap_err().to_string();
+    assert!(text.contains("invalid type: integer `7`"), "{text}");
+    assert!(!text.contains("missing field `name`"), "{text}");
+    assert!(!text.contains("missing field `user`"), "{text}");
+}

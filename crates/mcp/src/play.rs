@@ -321,7 +321,9 @@ impl PlayState {
                 &self.limits(),
             ));
         }
-        write_json(&self.root.join("verdicts.json"), &p.verdicts)?;
+        // A play is a person's one attempt: agent `human`, epoch 1.
+        let entries = bureau_core::verdict::verdict_entries(&self.task, "human", 1, &p.verdicts);
+        write_json(&self.root.join("verdicts.json"), &entries)?;
         let score = trial_score(&p.verdicts);
         let status = if p.verdicts.iter().any(|v| v.status == VerdictStatus::Error) {
             TrialStatus::Error

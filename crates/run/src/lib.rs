@@ -40,7 +40,7 @@ pub use feedback::{Feedback, FeedbackSettings};
 pub use replicas::{ReplicaMode, Replicas};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
-pub use trial::{AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
+pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{ValidationReport, ValidationRow, validate};
 
 /// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
@@ -590,7 +590,10 @@ pub fn run_full(
         let name = agent.name();
         let definition = agent.definition();
         drop(agent);
+        // The name results record is the agent's folder, so a glob over result.json files
+        // and the folder layout agree; the spec as given stays in run.json.
         let dir = sanitize_name(&name);
+        let name = dir.clone();
         if let Some(other) = dirs.insert(dir.clone(), spec.clone()) {
             return Err(RunError::Config(format!(
                 "agents `{other}` and `{spec}` would share the directory `{dir}` — give each agent once"
@@ -638,6 +641,13 @@ pub fn run_full(
                 path: out.clone(),
                 what,
             });
+        }
+        // An agent the run already has keeps the folder and name it was recorded under.
+        for agent in agents.iter_mut() {
+            if let Some(o) = old.agents.iter().find(|o| o.spec == agent.spec) {
+                agent.dir = o.dir.clone();
+                agent.name = o.name.clone();
+            }
         }
         if let Some(extended) = extended(&old, &manifest) {
             // More agents or epochs: the run grows; its finished trials are kept.

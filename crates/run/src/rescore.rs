@@ -179,7 +179,9 @@ fn rescore_trial(
         status_after: result.status,
         changed: diff(&old, &verdicts),
     };
-    rundir::write_json(&trial.join(VERDICTS_JSON), &verdicts)?;
+    let entries =
+        bureau_core::verdict::verdict_entries(task, &result.agent, result.epoch, &verdicts);
+    rundir::write_json(&trial.join(VERDICTS_JSON), &entries)?;
     rundir::write_json(&trial.join(RESCORE_JSON), &record)?;
     // result.json last: it is what marks the trial finished.
     rundir::write_json(&trial.join(RESULT_JSON), &result)?;

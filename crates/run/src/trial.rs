@@ -129,16 +129,28 @@ pub fn turn_prompt(n: u32, prompt: &str, history: Option<&str>) -> String {
     }
 }
 
-/// Run one attempt of `task` with the agent `spec` in `dir` (which must exist), writing the
+/// Which agent an attempt runs, and the names its files are labelled with.
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptOf<'a> {
+    /// The agent spec the factory makes the agent from.
+    pub spec: &'a str,
+    /// The agent's name (its folder in the run directory), written into `verdicts.json`.
+    pub agent: &'a str,
+    /// The epoch, written into `verdicts.json`.
+    pub epoch: u32,
+}
+
+/// Run one attempt of `task` with the agent `of.spec` in `dir` (which must exist), writing the
 /// trial files there. Never panics and never fails: every failure is an `error` outcome.
 pub fn run_attempt(
     task: &Task,
     program: Option<&CheckProgram>,
     factory: &AgentFactory<'_>,
-    spec: &str,
+    of: AttemptOf<'_>,
     dir: &Path,
     scoring: &Scoring<'_>,
 ) -> AttemptOutcome {
+    let spec = of.spec;
     let started = Instant::now();
     let mut verdicts: Vec<Verdict> = Vec::new();
     let mut rounds = Rounds::new(task, &scoring.feedback);
@@ -249,7 +261,8 @@ pub fn run_attempt(
         retryable = error.is_none();
     }
 
-    let mut verdicts_json = serde_json::to_vec_pretty(&verdicts).unwrap_or_default();
+    let entries = bureau_core::verdict::verdict_entries(task, of.agent, of.epoch, &verdicts);
+    let mut verdicts_json = serde_json::to_vec_pretty(&entries).unwrap_or_default();
     verdicts_json.push(b'\n');
     if let Err(e) = rundir::write_atomic(&dir.join(VERDICTS_JSON), &verdicts_json)
         && error.is_none()
@@ -758,7 +771,11 @@ pub(crate) fn run_trial(
             job.task,
             job.program,
             factory,
-            job.agent_spec,
+            AttemptOf {
+                spec: job.agent_spec,
+                agent: job.agent_name,
+                epoch: job.epoch,
+            },
             &dir,
             scoring,
         );

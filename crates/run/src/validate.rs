@@ -16,7 +16,7 @@ use bureau_core::suite::{Target, display_name};
 use bureau_core::task::Task;
 use bureau_world::World;
 
-use crate::trial::{AttemptOutcome, Scoring, run_attempt};
+use crate::trial::{AttemptOf, AttemptOutcome, Scoring, run_attempt};
 
 /// How many times the oracle runs to prove its verdicts are reproducible.
 pub const ORACLE_RUNS: usize = 3;
@@ -153,7 +153,11 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
             task,
             program,
             &make_agent,
-            spec,
+            AttemptOf {
+                spec,
+                agent: spec,
+                epoch: 1,
+            },
             dir.path(),
             &scoring,
         ))

@@ -55,8 +55,18 @@ fn verdicts(out: &Path) -> BTreeMap<String, (TrialStatus, String)> {
             let r: TrialResult =
                 serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap())
                     .unwrap();
-            let v = std::fs::read_to_string(dir.join("verdicts.json")).unwrap();
-            m.insert(format!("{task}/{epoch}"), (r.status, v));
+            // The verdicts without the epoch each entry is labelled with.
+            let mut v: Vec<serde_json::Value> =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("verdicts.json")).unwrap())
+                    .unwrap();
+            for e in &mut v {
+                assert_eq!(e["epoch"], epoch);
+                e.as_object_mut().unwrap().remove("epoch");
+            }
+            m.insert(
+                format!("{task}/{epoch}"),
+                (r.status, serde_json::to_string_pretty(&v).unwrap()),
+            );
         }
     }
     m

@@ -204,12 +204,63 @@ fn verdicts_are_byte_identical_across_runs_and_a_replay_reproduces_them() {
     let outcome = run(&config(&[&task], &[&spec], &r)).unwrap();
     assert_eq!(outcome.passed, 1);
     let agent_dir = bureau_agents::sanitize_name(&spec);
+    assert!(agent_dir.starts_with("replay:"), "{agent_dir}");
     let vr = std::fs::read(trial_dir(&r, "memo", &agent_dir, 1).join("verdicts.json")).unwrap();
+    // The same verdicts, labelled with the replay agent instead of the oracle.
+    let unlabelled = |bytes: &[u8], agent: &str| -> Vec<serde_json::Value> {
+        let mut entries: Vec<serde_json::Value> = serde_json::from_slice(bytes).unwrap();
+        for e in &mut entries {
+            assert_eq!(e["agent"], agent, "{e}");
+            e.as_object_mut().unwrap().remove("agent");
+        }
+        entries
+    };
     assert_eq!(
-        vr, va,
+        unlabelled(&vr, &agent_dir),
+        unlabelled(&va, "oracle"),
         "replaying the oracle's trajectory gives its verdicts"
     );
-    assert_eq!(result(&r, "memo", &agent_dir, 1).agent, spec);
+    // The name in result.json is the agent's folder; the spec as given is in run.json.
+    assert_eq!(result(&r, "memo", &agent_dir, 1).agent, agent_dir);
+    let manifest: serde_json::Value = serde_json::from_str(&read(&r.join("run.json"))).unwrap();
+    assert_eq!(manifest["agents"][0]["spec"], spec.as_str());
+    assert_eq!(
+        manifest["agents"][0]["definition"]["path"],
+        traj.display().to_string()
+    );
+}
+
+/// Issue 12: one glob over a run's verdicts.json files gives a tidy table — every entry
+/// names its task, agent (its folder), epoch and the item's description.
+#[test]
+fn verdicts_json_is_self_describing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = tmp.path().join("run");
+    let mut c = config(&[&task], &["oracle", "null"], &out);
+    c.epochs = 2;
+    run(&c).unwrap();
+    let loaded = bureau_core::Task::load(&task).unwrap();
+    for agent in ["oracle", "null"] {
+        for epoch in 1..=2u32 {
+            let dir = trial_dir(&out, "memo", agent, epoch);
+            let entries: Vec<serde_json::Value> =
+                serde_json::from_str(&read(&dir.join("verdicts.json"))).unwrap();
+            assert_eq!(entries.len(), loaded.rubric.len());
+            for e in &entries {
+                assert_eq!(e["task"], "memo");
+                assert_eq!(e["agent"], agent);
+                assert_eq!(e["epoch"], epoch);
+                let item = loaded.rubric.iter().find(|r| r.id == e["id"]).unwrap();
+                assert_eq!(e["description"], item.description.as_str());
+                assert!(e["status"].is_string() && e["weight"].is_number(), "{e}");
+            }
+            // and still reads as plain verdicts (rescore, report)
+            let _: Vec<bureau_core::verdict::Verdict> =
+                serde_json::from_str(&read(&dir.join("verdicts.json"))).unwrap();
+        }
+    }
 }
 
 #[test]

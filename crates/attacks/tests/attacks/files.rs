@@ -15,7 +15,7 @@ use bureau_core::log::Actor;
 use bureau_core::result::TrialStatus;
 use bureau_core::task::Task;
 use bureau_core::tool::ToolOutcome;
-use bureau_run::{Scoring, run_attempt};
+use bureau_run::{AttemptOf, Scoring, run_attempt};
 use serde_json::json;
 
 use crate::documents::{bounded, world_with};
@@ -178,7 +178,18 @@ file_exists = "notes.md"
             embedder: None,
         };
         let factory = |_: &str| -> Result<Box<dyn Agent>, AgentError> { Ok(Box::new(Blocker)) };
-        let o = run_attempt(&task, None, &factory, "blocker", &trial, &scoring);
+        let o = run_attempt(
+            &task,
+            None,
+            &factory,
+            AttemptOf {
+                spec: "blocker",
+                agent: "blocker",
+                epoch: 1,
+            },
+            &trial,
+            &scoring,
+        );
         (o.status, o.error)
     });
     // 2 s of turn plus 1 s of grace, and some slack for a loaded machine.

@@ -1,7 +1,5 @@
 //! The loader: reads `task.toml` and the task's directory, and collects every problem.
 
-use serde::Deserialize;
-
 use super::raw::*;
 use super::*;
 
@@ -64,13 +62,17 @@ impl Loader {
         for u in super::keys::check_keys(doc.get_mut()) {
             self.err(u.span, u.what, u.hint);
         }
-        let raw = match RawTask::deserialize(toml::de::Deserializer::from(doc)) {
+        // Every wrong type and missing field at once, too.
+        let raw = match super::repair::deserialize_all::<RawTask>(doc) {
             Ok(r) => r,
-            Err(e) => {
-                let span = e.span().unwrap_or(0..0);
-                let msg = e.message().trim().to_string();
-                let hint = toml_hint(&msg);
-                self.err(span, msg, hint);
+            Err(found) => {
+                for e in found {
+                    let hint = toml_hint(&e.message);
+                    self.err(e.span, e.message, hint);
+                }
+                self.errors.sort_by(|a, b| {
+                    (a.location.line, a.location.col).cmp(&(b.location.line, b.location.col))
+                });
                 return Err(TaskErrors(self.errors));
             }
         };

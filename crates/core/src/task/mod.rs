@@ -33,6 +33,7 @@ mod event;
 mod keys;
 mod load;
 mod raw;
+mod repair;
 mod rubric;
 
 use load::Loader;
