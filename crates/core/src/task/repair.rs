@@ -55,7 +55,7 @@ pub(super) fn deserialize_all<T: DeserializeOwned>(
         let table = doc.get_mut();
         // A missing field of a table is fixed by removing the table (its array element or
         // its key), never a key inside it.
-        let inside = missing_field(&e.message().to_string()).is_none();
+        let inside = missing_field(e.message()).is_none();
         if !remove_in_table(table, whole, &span, inside, &mut removed) {
             break;
         }
