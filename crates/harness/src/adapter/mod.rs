@@ -1,5 +1,11 @@
 //! The adapters: for each harness, how it is invoked headless, where its MCP configuration
-//! goes, and how its output is read.
+//! goes, and how its output is read. What is particular to one harness is in its own file.
+
+mod claude_code;
+mod codex;
+mod hermes;
+mod openclaw;
+mod openhands;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -97,95 +103,13 @@ impl Harness {
     /// The command template of a named adapter (placeholders as in [`expand`]); arguments
     /// holding `{session}` are dropped on the first turn.
     pub fn template(&self, def: &HarnessDef) -> Vec<String> {
-        let s = |a: &str| a.to_string();
         let mut t: Vec<String> = match self {
             Harness::Command => def.command.clone().unwrap_or_default(),
-            Harness::ClaudeCode => {
-                let mut t = vec![
-                    s("claude"),
-                    s("-p"),
-                    s("{prompt}"),
-                    s("--mcp-config"),
-                    s("{mcp_config}"),
-                    s("--strict-mcp-config"),
-                    s("--output-format"),
-                    s("stream-json"),
-                    s("--verbose"),
-                    s("--allowedTools"),
-                    s("mcp__bureau"),
-                    s("--resume={session}"),
-                ];
-                if let Some(m) = &def.model {
-                    t.extend([s("--model"), m.clone()]);
-                }
-                t
-            }
-            Harness::Codex => {
-                // `codex exec [OPTIONS] [PROMPT]`, and on later turns `codex exec [OPTIONS]
-                // resume <ID> [PROMPT]`: exec's own flags go before `resume`, which rejects
-                // most of them (`{resume}` and `{session}` are dropped on the first turn).
-                let mut t = vec![
-                    s("codex"),
-                    s("exec"),
-                    s("--json"),
-                    s("--skip-git-repo-check"),
-                    s("-c"),
-                    s("mcp_servers.bureau.url=\"{mcp_url}\""),
-                    s("-c"),
-                    format!("mcp_servers.bureau.bearer_token_env_var=\"{TOKEN_ENV}\""),
-                ];
-                if let Some(m) = &def.model {
-                    t.extend([s("--model"), m.clone()]);
-                }
-                t.extend([s("{resume}"), s("{session}"), s("{prompt}")]);
-                t
-            }
-            Harness::OpenHands => {
-                let mut t = vec![
-                    s("openhands"),
-                    s("--headless"),
-                    s("--json"),
-                    s("-t"),
-                    s("{prompt}"),
-                    s("--resume={session}"),
-                ];
-                if let Some(m) = &def.model {
-                    t.extend([s("--model"), m.clone()]);
-                }
-                t
-            }
-            Harness::OpenClaw => {
-                let mut t = vec![
-                    s("openclaw"),
-                    s("agent"),
-                    s("--local"),
-                    s("--json"),
-                    s("--agent"),
-                    s("main"),
-                    s("--session-id"),
-                    s("{trial_session}"),
-                    s("--message"),
-                    s("{prompt}"),
-                ];
-                if let Some(m) = &def.model {
-                    t.extend([s("--model"), m.clone()]);
-                }
-                t
-            }
-            Harness::Hermes => {
-                let mut t = vec![
-                    s("hermes"),
-                    s("chat"),
-                    s("-q"),
-                    s("{prompt}"),
-                    s("-Q"),
-                    s("--resume={session}"),
-                ];
-                if let Some(m) = &def.model {
-                    t.extend([s("--model"), m.clone()]);
-                }
-                t
-            }
+            Harness::ClaudeCode => claude_code::template(def),
+            Harness::Codex => codex::template(def),
+            Harness::OpenHands => openhands::template(def),
+            Harness::OpenClaw => openclaw::template(def),
+            Harness::Hermes => hermes::template(def),
         };
         if *self != Harness::Command {
             // Extra flags go before Codex's `resume <id> <prompt>`, else at the end.
@@ -286,50 +210,9 @@ pub fn write_mcp_config(
     write_private(&path, &pretty(&mcp_json))?;
     let home = dir.join("home");
     match harness {
-        Harness::OpenHands => {
-            // `openhands mcp add bureau --transport http --header "Authorization: ..." <url>`
-            // writes this entry to ~/.openhands/mcp.json.
-            let cfg = json!({
-                "mcpServers": {
-                    "bureau": {
-                        "transport": "http",
-                        "url": ep.url,
-                        "headers": {"Authorization": ep.authorization}
-                    }
-                }
-            });
-            write_private(&home.join(".openhands/mcp.json"), &pretty(&cfg))?;
-        }
-        Harness::OpenClaw => {
-            let cfg = json!({
-                "agents": {"defaults": {"workspace": workspace}},
-                "gateway": {"mode": "local"},
-                "mcp": {
-                    "servers": {
-                        "bureau": {
-                            "url": ep.url,
-                            "transport": "streamable-http",
-                            "headers": {"Authorization": ep.authorization}
-                        }
-                    }
-                }
-            });
-            write_private(&home.join(".openclaw/openclaw.json"), &pretty(&cfg))?;
-        }
-        Harness::Hermes => {
-            let mut server = serde_yaml::Mapping::new();
-            server.insert("url".into(), ep.url.into());
-            let mut headers = serde_yaml::Mapping::new();
-            headers.insert("Authorization".into(), ep.authorization.into());
-            server.insert("headers".into(), headers.into());
-            let mut servers = serde_yaml::Mapping::new();
-            servers.insert("bureau".into(), server.into());
-            let mut cfg = serde_yaml::Mapping::new();
-            cfg.insert("mcp_servers".into(), servers.into());
-            let text = serde_yaml::to_string(&cfg)
-                .map_err(|e| AgentError::Failed(format!("writing Hermes's config: {e}")))?;
-            write_private(&home.join(".hermes/config.yaml"), &text)?;
-        }
+        Harness::OpenHands => openhands::write_config(&home, workspace, ep)?,
+        Harness::OpenClaw => openclaw::write_config(&home, workspace, ep)?,
+        Harness::Hermes => hermes::write_config(&home, workspace, ep)?,
         Harness::Command | Harness::ClaudeCode | Harness::Codex => {}
     }
     Ok(path)
@@ -385,10 +268,10 @@ pub fn write_private(path: &Path, text: &str) -> Result<(), AgentError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn vars(session: Option<&str>) -> Vars {
+    pub(super) fn vars(session: Option<&str>) -> Vars {
         Vars {
             prompt: "Write {mcp_config} into memo.md; don't run $(rm -rf /)".into(),
             prompt_file: "/p/turn-2.prompt.md".into(),
@@ -400,59 +283,6 @@ mod tests {
             trial_session: "bureau-abc".into(),
             model: None,
         }
-    }
-
-    #[test]
-    fn claude_code_resumes_after_the_first_turn_and_the_prompt_is_one_argument() {
-        let mut def = HarnessDef::new("claude-code");
-        def.model = Some("claude-sonnet-4-5".into());
-        def.args = vec!["--max-turns".into(), "30".into()];
-        let t = Harness::ClaudeCode.template(&def);
-        let first = expand(&t, &vars(None));
-        assert_eq!(
-            &first[..3],
-            [
-                "claude",
-                "-p",
-                "Write {mcp_config} into memo.md; don't run $(rm -rf /)"
-            ]
-        );
-        assert!(first.iter().all(|a| !a.starts_with("--resume")));
-        assert!(
-            first
-                .windows(2)
-                .any(|w| w == ["--mcp-config", "/p/mcp.json"])
-        );
-        assert!(
-            first
-                .windows(2)
-                .any(|w| w == ["--output-format", "stream-json"])
-        );
-        assert!(first.contains(&"--verbose".to_string()));
-        assert_eq!(
-            &first[first.len() - 4..],
-            ["--model", "claude-sonnet-4-5", "--max-turns", "30"]
-        );
-        let later = expand(&t, &vars(Some("sess-1")));
-        assert!(later.contains(&"--resume=sess-1".to_string()));
-    }
-
-    #[test]
-    fn codex_uses_exec_resume_and_config_overrides_without_the_token() {
-        let t = Harness::Codex.template(&HarnessDef::new("codex"));
-        let first = expand(&t, &vars(None));
-        assert_eq!(&first[..3], ["codex", "exec", "--json"]);
-        assert!(first.contains(&"mcp_servers.bureau.url=\"http://127.0.0.1:9/mcp\"".to_string()));
-        assert!(first.contains(&format!(
-            "mcp_servers.bureau.bearer_token_env_var=\"{TOKEN_ENV}\""
-        )));
-        assert_eq!(first.last().unwrap(), &vars(None).prompt);
-        let later = expand(&t, &vars(Some("thr-9")));
-        assert_eq!(&later[..3], ["codex", "exec", "--json"]);
-        assert_eq!(
-            &later[later.len() - 3..],
-            ["resume".to_string(), "thr-9".to_string(), vars(None).prompt]
-        );
     }
 
     #[test]
