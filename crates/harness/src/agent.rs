@@ -263,10 +263,17 @@ impl Agent for CommandAgent {
         let trial = self.start(tools.world())?;
         // Read each turn: a replica's entry belongs to the generation the world is on. The
         // harness sees the workspace at the entry's inner path, else at the world's path.
-        let (view, entry) = {
+        let (view, entry, tz) = {
             let w = tools.world().lock().unwrap_or_else(|p| p.into_inner());
-            (w.workspace().to_path_buf(), w.workspace_entry().cloned())
+            (
+                w.workspace().to_path_buf(),
+                w.workspace_entry().cloned(),
+                w.timezone(),
+            )
         };
+        // The office's date and time open the prompt: a harness otherwise takes the
+        // machine's date for "today".
+        let prompt = turn.text(tz);
         let seen = entry
             .as_ref()
             .map_or_else(|| view.clone(), |e| e.inner_path().to_path_buf());
@@ -282,9 +289,9 @@ impl Agent for CommandAgent {
             .dir
             .path()
             .join(format!("turn-{}.prompt.md", turn.index));
-        adapter::write_private(&prompt_file, &turn.prompt)?;
+        adapter::write_private(&prompt_file, &prompt)?;
         let vars = Vars {
-            prompt: turn.prompt.clone(),
+            prompt,
             prompt_file,
             mcp_config: trial.mcp_config.clone(),
             mcp_url: trial.endpoint.url.clone(),
