@@ -311,6 +311,12 @@ impl Agent for CommandAgent {
             return Ok(TurnOutput::default());
         }
 
+        if let Some(sig) = bureau_core::interrupt::requested() {
+            return Err(AgentError::Failed(format!(
+                "interrupted: Bureau was asked to stop ({}) before the harness started",
+                bureau_core::interrupt::name(sig)
+            )));
+        }
         trial
             .endpoint
             .set_session(Some(Arc::new(tools.share())))
@@ -348,6 +354,15 @@ impl Agent for CommandAgent {
             trial.session = Some(session.clone());
         }
 
+        if finished.interrupted {
+            // Not the agent's doing: the attempt is recorded as interrupted, never scored.
+            return Err(AgentError::Failed(format!(
+                "interrupted: Bureau was asked to stop ({}) and killed {} with its whole process group",
+                bureau_core::interrupt::requested()
+                    .map_or_else(|| "signal".to_string(), bureau_core::interrupt::name),
+                harness.as_str()
+            )));
+        }
         if finished.timed_out {
             tools.stop(
                 "wall_seconds",

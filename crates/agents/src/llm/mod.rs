@@ -440,6 +440,12 @@ impl Agent for LlmAgent {
         });
 
         loop {
+            if let Some(signal) = bureau_core::interrupt::requested() {
+                return Err(AgentError::Failed(format!(
+                    "interrupted: Bureau was asked to stop ({})",
+                    bureau_core::interrupt::name(signal)
+                )));
+            }
             if tools.limit_reached().is_some() {
                 return Ok(TurnOutput::default());
             }
