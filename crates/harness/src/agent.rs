@@ -169,8 +169,10 @@ impl CommandAgent {
                 let w = world.lock().unwrap_or_else(|p| p.into_inner());
                 (w.workspace().to_path_buf(), w.workspace_entry().cloned())
             };
+            // Owner only: it holds the bearer token (mcp.json) and the prompts.
             let dir = tempfile::Builder::new()
                 .prefix("bureau-harness-")
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
                 .tempdir()
                 .map_err(|e| AgentError::Failed(format!("creating a private directory: {e}")))?;
             if dir.path().starts_with(&workspace) {

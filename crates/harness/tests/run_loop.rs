@@ -147,6 +147,8 @@ fn a_command_harness_works_the_world_over_mcp_and_its_stream_lands_in_the_trajec
             || log[0]["cwd"].as_str().unwrap().contains("/world/workspace"),
         "{log:#?}"
     );
+    // The private directory holding the token is the owner's only.
+    assert_eq!(log[0]["private_dir_mode"], 0o700, "{log:#?}");
     assert_eq!(log[0]["resume"], Value::Null);
     assert_eq!(log[1]["resume"], "fake-session-0001");
     // The harness is told the office's date and time, not left with the machine's.
