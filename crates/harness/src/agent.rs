@@ -378,9 +378,30 @@ impl Agent for CommandAgent {
             });
         }
         match finished.status {
-            Some(s) if s.success() => Ok(TurnOutput {
-                final_message: outcome.final_message,
-            }),
+            Some(s) if s.success() => {
+                if let Some(why) = outcome.failed {
+                    // Exit 0, yet the harness says the turn failed: not an answer.
+                    return Err(AgentError::Failed(format!(
+                        "{} (`{program}`) reported a failed turn: {why}",
+                        harness.as_str()
+                    )));
+                }
+                if let Some((limit, detail)) = outcome.limit {
+                    tools.stop(limit, detail);
+                }
+                Ok(TurnOutput {
+                    final_message: outcome.final_message,
+                })
+            }
+            // The harness's own turn cap ends the turn with a non-zero exit too.
+            Some(_) if outcome.limit.is_some() && outcome.failed.is_none() => {
+                if let Some((limit, detail)) = outcome.limit {
+                    tools.stop(limit, detail);
+                }
+                Ok(TurnOutput {
+                    final_message: outcome.final_message,
+                })
+            }
             other => {
                 let how = other.map_or("was killed".to_string(), |s| format!("exited with {s}"));
                 Err(AgentError::Failed(format!(
@@ -430,6 +451,10 @@ struct Outcome {
     final_message: Option<String>,
     session: Option<String>,
     errors: Vec<String>,
+    /// The harness marked the turn as failed.
+    failed: Option<String>,
+    /// The harness stopped the turn at a limit of its own.
+    limit: Option<(String, String)>,
 }
 
 /// Records a turn's events as trajectory steps as they arrive.
@@ -454,6 +479,11 @@ struct Transcript<'a> {
     session: Option<String>,
     model: Option<String>,
     errors: Vec<String>,
+    failed: Option<String>,
+    limit: Option<(String, String)>,
+    /// Calls of Bureau's tools the harness reports as failed: (id, tool, input, output).
+    bureau_failed: Vec<(String, String, Value, Value)>,
+    bureau_calls_by_id: Vec<(String, String, Value)>,
     unparsed: Vec<String>,
     unparsed_total: usize,
 }
@@ -472,6 +502,10 @@ impl<'a> Transcript<'a> {
             session: None,
             model: None,
             errors: Vec::new(),
+            failed: None,
+            limit: None,
+            bureau_failed: Vec::new(),
+            bureau_calls_by_id: Vec::new(),
             unparsed: Vec::new(),
             unparsed_total: 0,
         }
@@ -500,7 +534,8 @@ impl<'a> Transcript<'a> {
                 self.flush_message();
                 if bureau {
                     self.bureau_calls += 1;
-                    self.bureau_ids.push(id);
+                    self.bureau_ids.push(id.clone());
+                    self.bureau_calls_by_id.push((id, tool, input));
                 } else {
                     let call = json!({
                         "harness": self.harness,
@@ -526,6 +561,12 @@ impl<'a> Transcript<'a> {
                 } else if !self.bureau_ids.contains(&id) {
                     let call = json!({"harness": self.harness, "id": id});
                     self.record_call(call, Some((output, is_error)));
+                } else if is_error
+                    && let Some((_, tool, input)) =
+                        self.bureau_calls_by_id.iter().find(|(c, _, _)| *c == id)
+                {
+                    self.bureau_failed
+                        .push((id.clone(), tool.clone(), input.clone(), output));
                 }
             }
             Event::Usage(u) => self.usage = Some(u),
@@ -535,6 +576,14 @@ impl<'a> Transcript<'a> {
                     .note(json!({"harness_error": {"harness": self.harness, "message": e}}));
                 self.errors.push(e);
             }
+            Event::Failed(e) => {
+                self.tools.note(json!({"harness_error": {
+                    "harness": self.harness, "message": e, "turn_failed": true
+                }}));
+                self.errors.push(e.clone());
+                self.failed = Some(e);
+            }
+            Event::Limit { limit, detail } => self.limit = Some((limit, detail)),
             Event::Unparsed(line) => {
                 self.unparsed_total += 1;
                 if self.unparsed.len() < UNPARSED_KEPT {
@@ -570,6 +619,29 @@ impl<'a> Transcript<'a> {
             _ => {}
         }
         self.flush_message();
+        // Calls of Bureau's tools that the harness reports but Bureau never received (the
+        // harness refused them, or failed before sending them): the session counted fewer
+        // calls than the harness reports. The failed ones it reports are those calls.
+        let received = u64::from(self.tools.calls_made());
+        let unreached = self.bureau_calls.saturating_sub(received);
+        if unreached > 0 {
+            let failed = std::mem::take(&mut self.bureau_failed);
+            let skip = failed.len().saturating_sub(unreached as usize);
+            for (id, tool, input, output) in failed.into_iter().skip(skip) {
+                self.tools.note(json!({"harness_call_not_received": {
+                    "harness": self.harness,
+                    "id": id,
+                    "tool": tool,
+                    "input": input,
+                    "error": output,
+                }}));
+            }
+            self.tools.note(json!({"harness_calls_not_received": {
+                "harness": self.harness,
+                "reported": self.bureau_calls,
+                "received": received,
+            }}));
+        }
         if self.unparsed_total > 0 {
             self.tools.note(json!({"harness_output": {
                 "harness": self.harness,
@@ -634,6 +706,8 @@ impl<'a> Transcript<'a> {
             final_message: self.final_message,
             session: self.session,
             errors: self.errors,
+            failed: self.failed,
+            limit: self.limit,
         }
     }
 }

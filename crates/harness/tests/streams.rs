@@ -127,11 +127,26 @@ fn claude_code_stream_json_gives_messages_native_and_bureau_calls_usage_and_cost
 }
 
 #[test]
-fn a_claude_code_error_result_is_an_error_with_its_usage() {
+fn claude_codes_max_turns_is_a_limit_with_its_usage() {
     let events = parse_all(Format::ClaudeCode, &sample("claude-code/error.jsonl"), "");
     assert!(finals(&events).is_empty());
-    assert!(events.contains(&Event::Error("error_max_turns".into())));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Limit { limit, .. } if limit == "harness_max_turns"
+    )));
     assert_eq!(last_usage(&events).cost_usd, Some(0.0031));
+}
+
+/// Claude Code reports a refused API call as `subtype: success` with `is_error: true` and
+/// exits 0: a failed turn, never a final answer.
+#[test]
+fn a_claude_code_success_with_is_error_is_a_failed_turn() {
+    let line = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"result":"Invalid API key · Fix external API key","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}"#;
+    let events = parse_all(Format::ClaudeCode, line, "");
+    assert!(finals(&events).is_empty());
+    assert!(events.contains(&Event::Failed(
+        "success Invalid API key · Fix external API key".into()
+    )));
 }
 
 #[test]
