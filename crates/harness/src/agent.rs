@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bureau_agents::doctor::Check;
 use bureau_agents::harness::HarnessDef;
 use bureau_agents::llm::{Price, cost_usd};
 use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
@@ -26,7 +27,8 @@ const ERROR_TAIL: usize = 2000;
 const UNPARSED_KEPT: usize = 20;
 
 /// How long `<program> --version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `<program> --version` may take (OpenHands's CLI takes 12–27 s to start).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// A third-party harness as a Bureau agent.
 ///
@@ -146,7 +148,8 @@ impl CommandAgent {
             &Spawn {
                 argv: &argv,
                 cwd: dir.path(),
-                env: &BTreeMap::new(),
+                // The agent's own environment: its PATH, its Python or Node, its settings.
+                env: &self.def.env,
                 deadline: VERSION_TIMEOUT,
                 entry: None,
             },
@@ -243,6 +246,65 @@ impl Agent for CommandAgent {
             self.program(),
             self.harness.install_hint()
         )))
+    }
+
+    /// The program (where it is), its version, and the model endpoint it will use.
+    fn diagnose(&self) -> Vec<Check> {
+        let mut checks = Vec::new();
+        match self.locate() {
+            Some(p) => checks.push(Check::ok("program", p.display().to_string())),
+            None => {
+                checks.push(match self.preflight() {
+                    Err(e) => Check::failed("program", e.to_string()),
+                    Ok(()) => Check::failed("program", "not found"),
+                });
+                return checks;
+            }
+        }
+        checks.push(match self.version() {
+            Some(v) => Check::ok("version", v),
+            None if self.harness == Harness::Command => Check::unchecked(
+                "version",
+                format!("`{} --version` gave no version", self.program()),
+            ),
+            None => Check::failed(
+                "version",
+                format!(
+                    "`{} --version` gave no version within {} s — the installation may be broken or too old; {}",
+                    self.program(),
+                    VERSION_TIMEOUT.as_secs(),
+                    self.harness.install_hint()
+                ),
+            ),
+        });
+        let (vars, default) = self.harness.endpoint_vars();
+        let set = vars.iter().find_map(|v| {
+            self.def
+                .env
+                .get(*v)
+                .cloned()
+                .or_else(|| std::env::var(v).ok())
+                .filter(|u| !u.trim().is_empty())
+                .map(|u| (*v, u))
+        });
+        checks.push(match (set, default) {
+            (Some((var, url)), _) => bureau_agents::doctor::endpoint(&url, &format!("`{var}`")),
+            (None, Some(url)) => {
+                bureau_agents::doctor::endpoint(url, "the harness's default endpoint")
+            }
+            (None, None) if vars.is_empty() => Check::unchecked(
+                "model endpoint",
+                "a command harness: its model settings are its own",
+            ),
+            (None, None) => Check::failed(
+                "model endpoint",
+                format!(
+                    "none set — give {} in the agent's `env` (or the environment)",
+                    vars.join(" or ")
+                ),
+            ),
+        });
+        checks
     }
 
     fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {
