@@ -256,6 +256,27 @@ fn deliver(
     raw: &[u8],
     source: &Path,
 ) -> Result<(), WorldError> {
+    // A message without a date cannot be ordered, shown with its time or checked against a
+    // deadline: refused here rather than stored with `date: null`.
+    let seed_err = |message: String| WorldError::Seed {
+        path: source.to_path_buf(),
+        message,
+    };
+    let parsed = bureau_formats::mail::parse_eml(raw).map_err(|e| seed_err(e.to_string()))?;
+    if parsed.date.is_none() {
+        return Err(seed_err(
+            "the message has no Date header, or one that does not parse — add one such as \
+             `Date: Mon, 02 Mar 2026 09:00:00 +0100` (RFC 5322)"
+                .into(),
+        ));
+    }
+    if parsed.message_id.is_none() {
+        return Err(seed_err(
+            "the message has no Message-ID header — add one such as \
+             `Message-ID: <budget-1@corp.test>` (replies and threads refer to it)"
+                .into(),
+        ));
+    }
     let id = world
         .mail
         .insert_raw(owner, folder, raw, false)

@@ -592,6 +592,35 @@ fn bad_seeds_are_clear_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("not an email address"), "{e}");
+    std::fs::remove_dir_all(d.path().join("task/world/mail/notanaddress")).unwrap();
+
+    // Issue 14: a seeded message without a Date (or Message-ID) is refused, located, never
+    // stored with `date: null`.
+    let nodate = d
+        .path()
+        .join("task/world/mail/dana@northwind.test/nodate.eml");
+    write(
+        &nodate,
+        "From: sam@northwind.test\r\nTo: dana@northwind.test\r\nMessage-ID: <n1@x>\r\nSubject: Hi\r\n\r\nx",
+    );
+    let e = World::build(&t, &d.path().join("trial3"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("nodate.eml") && e.contains("no Date header"),
+        "{e}"
+    );
+    write(
+        &nodate,
+        "From: sam@northwind.test\r\nTo: dana@northwind.test\r\nDate: Mon, 02 Mar 2026 09:00:00 +0100\r\nSubject: Hi\r\n\r\nx",
+    );
+    let e = World::build(&t, &d.path().join("trial4"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("nodate.eml") && e.contains("no Message-ID"),
+        "{e}"
+    );
 }
 
 #[test]
