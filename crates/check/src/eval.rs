@@ -125,7 +125,7 @@ pub fn evaluate_judged(
     judge: Option<&dyn Judge>,
 ) -> Vec<Verdict> {
     let items: Vec<&RubricItem> = task.rubric.iter().filter(|i| i.turn == turn).collect();
-    let ctx = Ctx::new(task, world);
+    let ctx = Ctx::new(task, world).with_trajectory(trajectory);
     let needs_view = items
         .iter()
         .any(|i| matches!(i.evaluator, ItemEvaluator::Check(_)));
@@ -186,7 +186,7 @@ pub fn evaluate_item(
     item: &RubricItem,
     limits: &CheckLimits,
 ) -> Verdict {
-    let ctx = Ctx::new(task, world);
+    let ctx = Ctx::new(task, world).with_trajectory(trajectory);
     let view =
         matches!(item.evaluator, ItemEvaluator::Check(_)).then(|| build_view(&ctx, trajectory));
     run_item(
@@ -222,7 +222,7 @@ fn run_item(
             (s, d)
         }
         ItemEvaluator::Predicate(p) => {
-            let (s, d) = eval_predicate(task, p, ctx.world);
+            let (s, d) = eval_predicate(task, p, ctx.world, trajectory);
             (s, Some(d))
         }
         ItemEvaluator::Check(name) => match (checked, program, view) {

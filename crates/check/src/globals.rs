@@ -67,6 +67,8 @@ pub(crate) struct Api {
     pub files: FrozenValue,
     pub mail: FrozenValue,
     pub calendar: FrozenValue,
+    /// `w.final_message(turn)`.
+    pub final_message: FrozenValue,
     pub globals: Globals,
 }
 
@@ -76,6 +78,7 @@ pub(crate) fn api() -> &'static Api {
             .with_namespace("files", files_functions)
             .with_namespace("mail", mail_functions)
             .with_namespace("calendar", calendar_functions)
+            .with(agent_functions)
             .build();
         let get = |name: &str| {
             globals
@@ -88,6 +91,7 @@ pub(crate) fn api() -> &'static Api {
             files: get("files"),
             mail: get("mail"),
             calendar: get("calendar"),
+            final_message: get("final_message"),
             globals: globals.clone(),
         }
     });
@@ -198,6 +202,29 @@ fn helper_functions(builder: &mut GlobalsBuilder) {
             Err(e) => return fail(format!("minutes_between(): {e}")),
         };
         Ok((tb - ta).num_seconds() as f64 / 60.0)
+    }
+}
+
+#[starlark_module]
+fn agent_functions(builder: &mut GlobalsBuilder) {
+    /// The agent's final message of turn `turn` (its last message of that turn; default:
+    /// the turn being evaluated), or None when it said nothing.
+    fn final_message<'v>(
+        #[starlark(require = pos, default = NoneOr::None)] turn: NoneOr<i32>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneOr<Value<'v>>> {
+        let c = ctx(eval)?;
+        let turn = match turn {
+            NoneOr::Other(t) if t >= 1 => t as u32,
+            NoneOr::Other(t) => {
+                return fail(format!("w.final_message({t}): turns count from 1"));
+            }
+            NoneOr::None => c.world.turn(),
+        };
+        Ok(match c.finals.get(&turn) {
+            Some(text) => NoneOr::Other(eval.heap().alloc(text.as_str())),
+            None => NoneOr::None,
+        })
     }
 }
 

@@ -28,6 +28,6 @@ mod view;
 
 pub use eval::{CheckLimits, evaluate, evaluate_item, evaluate_judged};
 pub use judge::{CachedJudge, Judge};
-pub use predicate::eval_predicate;
+pub use predicate::{eval_predicate, final_message_of};
 pub use program::{CheckError, CheckProgram, load_checks};
 pub use summary::{Summary, summarize};

@@ -57,6 +57,8 @@ pub(crate) struct Ctx<'w> {
     pub world: &'w World,
     pub task: &'w Task,
     pub tz: Tz,
+    /// The agent's final message of each turn (its last `message` step of the turn).
+    pub finals: std::collections::BTreeMap<u32, String>,
     mail: OnceCell<MailCache>,
     calendar: OnceCell<CalendarCache>,
 }
@@ -67,9 +69,20 @@ impl<'w> Ctx<'w> {
             world,
             task,
             tz: task.timezone,
+            finals: Default::default(),
             mail: OnceCell::new(),
             calendar: OnceCell::new(),
         }
+    }
+
+    /// The context with the final messages of `trajectory` (for `w.final_message`).
+    pub fn with_trajectory(mut self, trajectory: &[Step]) -> Ctx<'w> {
+        for s in trajectory {
+            if let bureau_core::trajectory::StepKind::Message { text } = &s.kind {
+                self.finals.insert(s.turn, text.clone());
+            }
+        }
+        self
     }
 
     /// Every message of every mailbox, in arrival order.
@@ -297,6 +310,7 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         ("files", api.files),
         ("mail", api.mail),
         ("calendar", api.calendar),
+        ("final_message", api.final_message),
         ("log", b.list(log)),
         ("trajectory", b.list(steps)),
         ("people", b.record(&people_view(world))),

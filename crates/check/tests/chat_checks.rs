@@ -119,11 +119,11 @@ impl Fixture {
     }
 
     fn posted(&self, f: ChatPostedFilter) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &Predicate::ChatPosted(f), &self.world)
+        eval_predicate(&self.task, &Predicate::ChatPosted(f), &self.world, &[])
     }
 
     fn asked(&self, f: ColleagueAskedFilter) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &Predicate::ColleagueAsked(f), &self.world)
+        eval_predicate(&self.task, &Predicate::ColleagueAsked(f), &self.world, &[])
     }
 }
 

@@ -162,11 +162,16 @@ labels = ["bug"]
     }
 
     fn mr(&self, f: MergeRequestFilter) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &Predicate::MergeRequest(f), &self.world)
+        eval_predicate(&self.task, &Predicate::MergeRequest(f), &self.world, &[])
     }
 
     fn file(&self, f: RepoFileFilter) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &Predicate::RepoFileContains(f), &self.world)
+        eval_predicate(
+            &self.task,
+            &Predicate::RepoFileContains(f),
+            &self.world,
+            &[],
+        )
     }
 }
 

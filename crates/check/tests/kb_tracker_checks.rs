@@ -157,7 +157,7 @@ impl Fixture {
     }
 
     fn pred(&self, p: Predicate) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &p, &self.world)
+        eval_predicate(&self.task, &p, &self.world, &[])
     }
 }
 

@@ -128,7 +128,7 @@ fn views_of_the_service_and_of_files() {
 #[test]
 fn sheet_cell_predicate() {
     let (_d, task, world) = setup();
-    let p = |f: SheetCellFilter| eval_predicate(&task, &Predicate::SheetCell(f), &world);
+    let p = |f: SheetCellFilter| eval_predicate(&task, &Predicate::SheetCell(f), &world, &[]);
     let base = SheetCellFilter {
         spreadsheet: Some("budget".into()),
         cell: "B4".into(),

@@ -187,6 +187,10 @@ def helpers(w):
 
 def bad_date(w):
     return date("next tuesday").year == 2026
+
+def answer_is_five(w):
+    said = w.final_message(1)
+    return said != None and contains(said, "5 days") and w.final_message() == said and w.final_message(2) == None
 "#;
 
 const INBOX_EML: &str = "From: Sam Ortiz <sam@x.test>\r\nTo: Dana Reyes <dana@x.test>\r\nSubject: Budget numbers\r\nDate: Fri, 27 Feb 2026 16:00:00 +0000\r\nMessage-ID: <budget-1@x.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe total is $11,917.50.\r\n";
@@ -292,7 +296,7 @@ impl Fixture {
     }
 
     fn predicate(&self, p: Predicate) -> (VerdictStatus, String) {
-        eval_predicate(&self.task, &p, &self.world)
+        eval_predicate(&self.task, &p, &self.world, &self.trajectory)
     }
 }
 
@@ -958,4 +962,38 @@ fn many_checks_share_one_view_and_all_evaluate() {
         );
         assert!(vs.len() == 15 && vs.iter().all(|v| v.passed()));
     }
+}
+
+/// Issue 14: checks read the agent's final message of a turn (`w.final_message`, and the
+/// `final_message` predicate): OfficeBench's answers and TheAgentCompany's final replies.
+#[test]
+fn the_final_message_is_readable_by_checks_and_a_predicate() {
+    let mut f = Fixture::new();
+    let p = |all: &[&str], none: &[&str]| Predicate::FinalMessage {
+        all: all.iter().map(|s| s.to_string()).collect(),
+        none: none.iter().map(|s| s.to_string()).collect(),
+    };
+    let (s, d) = f.predicate(p(&["5 days"], &[]));
+    assert_eq!(s, VerdictStatus::Failed);
+    assert_eq!(d, "the agent gave no final message in turn 1");
+    assert_eq!(f.check("answer_is_five").status, VerdictStatus::Failed);
+    f.trajectory.push(Step {
+        turn: 1,
+        kind: StepKind::Message {
+            text: "Looking into it.".into(),
+        },
+    });
+    f.trajectory.push(Step {
+        turn: 1,
+        kind: StepKind::Message {
+            text: "The trip takes 5 days.".into(),
+        },
+    });
+    let (s, d) = f.predicate(p(&["5 days"], &["6 days"]));
+    assert_eq!(s, VerdictStatus::Passed, "{d}");
+    let (s, d) = f.predicate(p(&["five"], &["trip"]));
+    assert_eq!(s, VerdictStatus::Failed);
+    assert_eq!(d, "the final message of turn 1 lacks 'five' and has 'trip'");
+    let v = f.check("answer_is_five");
+    assert_eq!(v.status, VerdictStatus::Passed, "{:?}", v.detail);
 }

@@ -4,6 +4,7 @@
 
 use bureau_core::task::{CalendarEventFilter, MailSentFilter, Predicate, Task};
 use bureau_core::time::WorldTime;
+use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::VerdictStatus;
 use bureau_formats::calendar::CalEvent;
 use bureau_formats::text::contains_keyword;
@@ -24,7 +25,12 @@ mod tracker;
 /// Evaluate a built-in predicate against the world: `Passed` or `Failed` with a detail saying
 /// what matched or what was missing. Predicates never return `Error`: a missing or binary file
 /// is an agent outcome, not a broken check.
-pub fn eval_predicate(task: &Task, p: &Predicate, world: &World) -> (VerdictStatus, String) {
+pub fn eval_predicate(
+    task: &Task,
+    p: &Predicate,
+    world: &World,
+    trajectory: &[Step],
+) -> (VerdictStatus, String) {
     match p {
         Predicate::FileExists { path } => file_exists(world, path),
         Predicate::FileAbsent { path } => {
@@ -51,6 +57,62 @@ pub fn eval_predicate(task: &Task, p: &Predicate, world: &World) -> (VerdictStat
         Predicate::TrackerIssue(f) => tracker::tracker_issue(task, world, f),
         Predicate::MergeRequest(f) => code::merge_request(task, world, f),
         Predicate::RepoFileContains(f) => code::repo_file_contains(task, world, f),
+        Predicate::FinalMessage { all, none } => final_message(world, trajectory, all, none),
+    }
+}
+
+/// The agent's last message of turn `turn` (its final answer when it gave one).
+pub fn final_message_of(trajectory: &[Step], turn: u32) -> Option<&str> {
+    trajectory
+        .iter()
+        .rev()
+        .filter(|s| s.turn == turn)
+        .find_map(|s| match &s.kind {
+            StepKind::Message { text } => Some(text.as_str()),
+            _ => None,
+        })
+}
+
+fn final_message(
+    world: &World,
+    trajectory: &[Step],
+    all: &[String],
+    none: &[String],
+) -> (VerdictStatus, String) {
+    let turn = world.turn();
+    let Some(text) = final_message_of(trajectory, turn) else {
+        return (
+            VerdictStatus::Failed,
+            format!("the agent gave no final message in turn {turn}"),
+        );
+    };
+    let missing: Vec<String> = all
+        .iter()
+        .filter(|k| !contains_keyword(text, k))
+        .cloned()
+        .collect();
+    let present: Vec<String> = none
+        .iter()
+        .filter(|k| contains_keyword(text, k))
+        .cloned()
+        .collect();
+    if missing.is_empty() && present.is_empty() {
+        (
+            VerdictStatus::Passed,
+            format!("the final message of turn {turn} has {}", quoted(all)),
+        )
+    } else {
+        let mut why = Vec::new();
+        if !missing.is_empty() {
+            why.push(format!("lacks {}", quoted(&missing)));
+        }
+        if !present.is_empty() {
+            why.push(format!("has {}", quoted(&present)));
+        }
+        (
+            VerdictStatus::Failed,
+            format!("the final message of turn {turn} {}", why.join(" and ")),
+        )
     }
 }
 

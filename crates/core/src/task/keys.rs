@@ -82,6 +82,7 @@ pub(super) const TABLES: &[(&str, FieldList)] = &[
     ("rubric.tracker_issue", fields_of::<TrackerIssueFilter>),
     ("rubric.merge_request", fields_of::<MergeRequestFilter>),
     ("rubric.repo_file_contains", fields_of::<RepoFileFilter>),
+    ("rubric.final_message", fields_of::<RawFinalMessage>),
 ];
 
 fn known_keys(path: &str) -> Option<&'static [&'static str]> {
@@ -243,7 +244,8 @@ mod tests {
         accepts_every_listed_key::<TrackerIssueFilter>("rubric.tracker_issue");
         accepts_every_listed_key::<MergeRequestFilter>("rubric.merge_request");
         accepts_every_listed_key::<RepoFileFilter>("rubric.repo_file_contains");
-        assert_eq!(TABLES.len(), 22, "check a new table here too");
+        accepts_every_listed_key::<RawFinalMessage>("rubric.final_message");
+        assert_eq!(TABLES.len(), 23, "check a new table here too");
         // and a key not listed is refused by serde too (the lists are not too short)
         let e = toml::from_str::<User>("nmae = 0\n")
             .err()

@@ -544,6 +544,12 @@ pub enum Predicate {
     TrackerIssue(TrackerIssueFilter),
     MergeRequest(MergeRequestFilter),
     RepoFileContains(RepoFileFilter),
+    /// The agent's final message of the turn the item is evaluated after (its last `message`
+    /// step of that turn) contains every keyword of `all` and none of `none`.
+    FinalMessage {
+        all: Vec<String>,
+        none: Vec<String>,
+    },
 }
 
 /// Every built-in predicate's key in `[[rubric]]`.
@@ -562,6 +568,7 @@ pub const PREDICATES: &[&str] = &[
     "tracker_issue",
     "merge_request",
     "repo_file_contains",
+    "final_message",
 ];
 
 impl Predicate {
@@ -581,6 +588,7 @@ impl Predicate {
             Predicate::TrackerIssue(_) => "tracker_issue",
             Predicate::MergeRequest(_) => "merge_request",
             Predicate::RepoFileContains(_) => "repo_file_contains",
+            Predicate::FinalMessage { .. } => "final_message",
         }
     }
 }

@@ -106,6 +106,7 @@ pub(super) struct RawRubric {
     pub(super) tracker_issue: Option<Spanned<TrackerIssueFilter>>,
     pub(super) merge_request: Option<Spanned<MergeRequestFilter>>,
     pub(super) repo_file_contains: Option<Spanned<RepoFileFilter>>,
+    pub(super) final_message: Option<Spanned<RawFinalMessage>>,
     pub(super) judge: Option<Spanned<String>>,
     pub(super) judge_files: Option<Spanned<Vec<Spanned<String>>>>,
 }
@@ -118,6 +119,15 @@ pub(super) fn final_turn() -> Spanned<TurnRef> {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFileContains {
     pub(super) path: Spanned<String>,
+    #[serde(default)]
+    pub(super) all: Vec<String>,
+    #[serde(default)]
+    pub(super) none: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFinalMessage {
     #[serde(default)]
     pub(super) all: Vec<String>,
     #[serde(default)]

@@ -269,6 +269,24 @@ impl Loader {
                 }),
             ));
         }
+        if let Some(fm) = &item.final_message {
+            let raw = fm.get_ref();
+            if raw.all.is_empty() && raw.none.is_empty() {
+                self.err(
+                    fm.span(),
+                    "final_message has no keywords",
+                    "give `all = [...]` and/or `none = [...]`",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                fm.span(),
+                Evaluator::Predicate(Predicate::FinalMessage {
+                    all: raw.all.clone(),
+                    none: raw.none.clone(),
+                }),
+            ));
+        }
         if let Some(m) = &item.mail_sent {
             let f = m.get_ref().clone();
             if let Some(max) = f.max
