@@ -10,6 +10,21 @@
 //!   `status`), `mcp_tool_call` (`server`, `tool`, `arguments`, `result`, `error`, `status`),
 //!   `web_search` (`query`), `todo_list` (`items`), `error` (`message`).
 //!
+//! As Codex 0.169 prints it (`tests/streams/codex/`, captured from the real program):
+//!
+//! * `turn.completed`'s `usage` (`input_tokens`, `cached_input_tokens`,
+//!   `cache_write_input_tokens`, `output_tokens`, `reasoning_output_tokens`) is the **thread's
+//!   running total**: on a resumed turn (`codex exec resume <id>`) it includes the earlier
+//!   turns. The parser reports it as it is; the agent subtracts the previous turn's total of
+//!   the same thread (`CommandAgent`, `adapter::Harness::cumulative_usage`).
+//! * a failure is an `error` event and then a `turn.failed` with the same message: one error.
+//! * an `error` *item* is a warning Codex goes on after (`Model metadata for ... not found`).
+//! * an MCP call Codex refused or could not make has `status: failed` and `error.message`
+//!   (`MCP tool call requires approval, but approval policy is never`); one the server
+//!   answered with `isError` has `status: failed` and its `result` (`is_error` in the result is
+//!   read too).
+//! * Codex never names the model in this stream.
+//!
 //! Codex's input tokens include the cached ones (OpenAI's convention). Codex reports no cost.
 
 use std::collections::BTreeMap;
@@ -23,6 +38,8 @@ pub struct CodexParser {
     /// Items started and not completed yet, by id.
     started: BTreeMap<String, Value>,
     last_message: Option<String>,
+    /// The last error reported (`turn.failed` repeats the `error` before it).
+    last_error: Option<String>,
 }
 
 impl StreamParser for CodexParser {
@@ -44,7 +61,7 @@ impl StreamParser for CodexParser {
                 out.push(Event::Usage(HarnessUsage {
                     input_tokens: u64_of(&u, "input_tokens"),
                     cached_input_tokens: u64_of(&u, "cached_input_tokens"),
-                    cache_write_tokens: 0,
+                    cache_write_tokens: u64_of(&u, "cache_write_input_tokens"),
                     output_tokens: u64_of(&u, "output_tokens"),
                     cost_usd: None,
                     model_calls: None,
@@ -59,12 +76,17 @@ impl StreamParser for CodexParser {
                     .get("error")
                     .and_then(|e| str_of(e, "message"))
                     .unwrap_or_else(|| "turn failed".into());
-                out.push(Event::Error(msg));
+                if self.last_error.as_deref() != Some(msg.as_str()) {
+                    out.push(Event::Error(msg.clone()));
+                }
+                self.last_error = Some(msg);
             }
             Some("error") => {
-                out.push(Event::Error(
-                    str_of(&v, "message").unwrap_or_else(|| "error".into()),
-                ));
+                let msg = str_of(&v, "message").unwrap_or_else(|| "error".into());
+                if self.last_error.as_deref() != Some(msg.as_str()) {
+                    out.push(Event::Error(msg.clone()));
+                }
+                self.last_error = Some(msg);
             }
             Some("item.started") => {
                 if let Some(item) = v.get("item")
@@ -150,16 +172,34 @@ impl CodexParser {
             Some("mcp_tool_call") => {
                 let server = str_of(item, "server").unwrap_or_default();
                 let tool = str_of(item, "tool").unwrap_or_default();
+                let error = item
+                    .get("error")
+                    .filter(|e| completed && !e.is_null())
+                    .map(|e| str_of(e, "message").unwrap_or_else(|| e.to_string()));
+                if let (Some(message), "bureau") = (&error, server.as_str()) {
+                    // Codex got no answer from Bureau (it refused the call itself, or the call
+                    // failed on the way): no `tool_call` step may exist, so it is said here.
+                    out.push(Event::Error(format!(
+                        "codex reports that its call of Bureau's tool `{tool}` failed: {message}"
+                    )));
+                    return out;
+                }
                 out.push(call(
                     &format!("mcp:{server}:{tool}"),
                     item.get("arguments").cloned().unwrap_or(Value::Null),
                     server == "bureau",
                 ));
                 if completed {
-                    let error = item.get("error").filter(|e| !e.is_null());
-                    out.push(match error {
-                        Some(e) => result(e.clone(), true),
-                        None => result(item.get("result").cloned().unwrap_or(Value::Null), failed),
+                    out.push(match (error, item.get("error")) {
+                        (Some(_), Some(e)) => result(e.clone(), true),
+                        _ => {
+                            let res = item.get("result").cloned().unwrap_or(Value::Null);
+                            let is_error = failed
+                                || ["is_error", "isError"]
+                                    .iter()
+                                    .any(|k| res.get(k).and_then(Value::as_bool) == Some(true));
+                            result(res, is_error)
+                        }
                     });
                 }
             }
@@ -171,7 +211,8 @@ impl CodexParser {
                 ));
             }
             Some("error") => {
-                out.push(Event::Error(
+                // Codex goes on after an error item: a warning, not the turn's failure.
+                out.push(Event::Warning(
                     str_of(item, "message").unwrap_or_else(|| "error item".into()),
                 ));
             }

@@ -120,6 +120,8 @@ pub enum Event {
     Final(String),
     /// The harness reported a failure of the turn.
     Error(String),
+    /// The harness reported a problem it went on after (recorded, not a failure).
+    Warning(String),
     /// A line that is not in the harness's format (kept for the record).
     Unparsed(String),
 }
@@ -132,6 +134,13 @@ pub trait StreamParser: Send {
     /// The output ended; `stderr` is the tail of the harness's stderr.
     fn finish(&mut self, stderr: &str) -> Vec<Event> {
         let _ = stderr;
+        Vec::new()
+    }
+
+    /// The harness's transcript of the session, read after the turn where the harness keeps
+    /// it apart from its output (OpenClaw: its SQLite store), one JSON row a line.
+    fn transcript(&mut self, text: &str) -> Vec<Event> {
+        let _ = text;
         Vec::new()
     }
 }
