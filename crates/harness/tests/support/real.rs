@@ -18,7 +18,10 @@ pub fn harness(name: &str, program: &str) -> Option<PathBuf> {
         name.to_uppercase().replace('-', "_")
     );
     if let Some(reason) = std::env::var_os(&var) {
-        eprintln!(
+        // Straight to the process's stderr: the test harness captures `eprintln!`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
              !!! SKIPPED: the real {name} was not tested — {var}={}\n\
              !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
@@ -143,6 +146,8 @@ pub fn write_one_turn_memo_task(dir: &Path) {
     let one = format!("{}{}", &toml[..second_turn], &toml[rubric..budget]);
     assert_eq!(one.matches("[[turn]]").count(), 1);
     std::fs::write(&path, one).unwrap();
+    std::fs::remove_file(dir.join("solution/2.jsonl")).unwrap();
+    std::fs::remove_dir_all(dir.join("turns/2")).unwrap();
 }
 
 pub fn run(task: &Path, agent: &str, out: &Path, agents_file: &Path) -> RunOutcome {
