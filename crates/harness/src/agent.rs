@@ -355,6 +355,13 @@ impl Agent for CommandAgent {
                 transcript.event(event);
             }
         }
+        // A model neither the harness's output nor the agent names: where the harness keeps it.
+        if transcript.model.is_none()
+            && recorded_model.is_none()
+            && let Some(session) = &transcript.session
+        {
+            transcript.model = harness.session_model(&trial.env, session);
+        }
         let outcome = transcript.finish(&argv, &recorded_model, price.as_ref(), &finished);
         if let Some(session) = &outcome.session {
             trial.session = Some(session.clone());

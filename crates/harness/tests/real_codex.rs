@@ -18,10 +18,15 @@ use serde_json::{Value, json};
 
 use real::*;
 
-/// The agents file: the scripted server as Codex's model provider, a private `CODEX_HOME`.
-fn agents_file(dir: &Path, server: &ModelServer) -> std::path::PathBuf {
+/// The agents file: the scripted server as Codex's model provider, a private `CODEX_HOME`, and
+/// `model` if given — else the model is only in that `CODEX_HOME`'s `config.toml`, as a user's
+/// own default would be, and Bureau is not told it.
+fn agents_file(dir: &Path, server: &ModelServer, model: Option<&str>) -> std::path::PathBuf {
     let home = dir.join("codex-home");
     std::fs::create_dir_all(&home).unwrap();
+    if model.is_none() {
+        std::fs::write(home.join("config.toml"), "model = \"gpt-5-codex\"\n").unwrap();
+    }
     let provider = format!(
         "model_providers.scripted={{name=\"scripted\", base_url=\"{}\", wire_api=\"responses\", env_key=\"OPENAI_API_KEY\"}}",
         server.base_url()
@@ -30,9 +35,10 @@ fn agents_file(dir: &Path, server: &ModelServer) -> std::path::PathBuf {
     std::fs::write(
         &path,
         format!(
-            "[agents.cx]\nharness = \"codex\"\nmodel = \"gpt-5-codex\"\n\
+            "[agents.cx]\nharness = \"codex\"\n{}\
              env = {{ CODEX_HOME = {}, OPENAI_API_KEY = \"sk-scripted\" }}\n\
              args = [\"-c\", \"model_provider=\\\"scripted\\\"\", \"-c\", {}]\n",
+            model.map_or(String::new(), |m| format!("model = {}\n", toml_str(m))),
             toml_str(&home.to_string_lossy()),
             toml_str(&provider),
         ),
@@ -82,7 +88,7 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
             text("Memo written and Bob told.", 600, 400, 20),
         ]),
     );
-    let agents = agents_file(dir.path(), &server);
+    let agents = agents_file(dir.path(), &server, None);
     let out = dir.path().join("run");
     let outcome = run(&task, "cx", &out, &agents);
     let trial = out.join("trials/memo1/cx/1");
@@ -125,10 +131,13 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
         .map(|s| s["text"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["Memo written and Bob told."]);
-    // Usage: this turn's four model calls; the model as configured; the thread id.
+    // Usage: this turn's four model calls; the thread id; the model Codex sent the server
+    // (Bureau was not told it: read from Codex's session rollout).
     let calls: Vec<&Value> = of(&steps, "model_call").collect();
     assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0]["model"], "gpt-5-codex");
+    let sent = server.model_requests()[0]["model"].clone();
+    assert_eq!(sent, "gpt-5-codex");
+    assert_eq!(calls[0]["model"], sent);
     assert_eq!(calls[0]["usage"]["input_tokens"], 400 + 500 + 550 + 600);
     assert_eq!(
         calls[0]["usage"]["cached_input_tokens"],
@@ -194,7 +203,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
             text("Budget added.", 900, 700, 15),
         ]),
     );
-    let agents = agents_file(dir.path(), &server);
+    let agents = agents_file(dir.path(), &server, Some("gpt-5-codex"));
     let out = dir.path().join("run");
     let outcome = run(&task, "cx", &out, &agents);
     let trial = out.join("trials/memo/cx/1");
@@ -236,6 +245,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
     // Turn 2 resumed turn 1's thread: the same session, and the model saw turn 1.
     let calls: Vec<&Value> = of(&steps, "model_call").collect();
     assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|c| c["model"] == "gpt-5-codex"));
     let session = calls[0]["response"]["session_id"].as_str().unwrap();
     assert_eq!(calls[1]["response"]["session_id"], session);
     let argv: Vec<&str> = calls[1]["request"]["argv"]

@@ -58,6 +58,55 @@ pub(super) fn model_in_args(args: &[String]) -> Option<String> {
     found.filter(|m| !m.is_empty())
 }
 
+/// The model Codex ran the thread `thread` with, from its session rollout
+/// (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl`, `CODEX_HOME` defaulting
+/// to `~/.codex`; the last `turn_context` row's `model`) — what it sent the model server, when
+/// neither the agent nor its arguments name it. `env` is the harness's extra environment.
+pub(super) fn rollout_model(env: &BTreeMap<String, String>, thread: &str) -> Option<String> {
+    let home = env
+        .get("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("CODEX_HOME").map(PathBuf::from))
+        .or_else(|| {
+            env.get("HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+                .map(|h| h.join(".codex"))
+        })?;
+    let suffix = format!("-{thread}.jsonl");
+    // Newest first: sessions/<year>/<month>/<day>/.
+    let sorted_desc = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        v.sort_by(|a, b| b.cmp(a));
+        v
+    };
+    let file = sorted_desc(&home.join("sessions"))
+        .iter()
+        .flat_map(|y| sorted_desc(y))
+        .flat_map(|m| sorted_desc(&m))
+        .flat_map(|d| sorted_desc(&d))
+        .find(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
+        })?;
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .rev()
+        .filter(|l| l.contains("\"turn_context\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|row| row.get("type").and_then(Value::as_str) == Some("turn_context"))
+        .and_then(|row| {
+            row.get("payload")?
+                .get("model")?
+                .as_str()
+                .map(str::to_string)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::vars;
@@ -123,5 +172,36 @@ mod tests {
         assert_eq!(Harness::Codex.model(&def).as_deref(), Some("gpt-5-codex"));
         assert!(Harness::Codex.cumulative_usage());
         assert!(!Harness::OpenClaw.cumulative_usage());
+    }
+
+    #[test]
+    fn the_model_of_a_thread_is_read_from_codexs_rollout() {
+        let home = tempfile::tempdir().unwrap();
+        let day = home.path().join("sessions/2026/11/25");
+        std::fs::create_dir_all(&day).unwrap();
+        // Rows as Codex 0.169.0 writes them (trimmed).
+        std::fs::write(
+            day.join("rollout-2026-11-25T18-09-45-thr-1.jsonl"),
+            concat!(
+                r#"{"timestamp":"2026-11-25T18:09:45.538Z","type":"session_meta","payload":{"id":"thr-1"}}"#,
+                "\n",
+                r#"{"timestamp":"2026-11-25T18:09:45.691Z","ordinal":5,"type":"turn_context","payload":{"turn_id":"t1","approval_policy":"never","model":"gpt-5-codex"}}"#,
+                "\n",
+                r#"{"timestamp":"2026-11-25T18:09:46.835Z","ordinal":26,"type":"turn_context","payload":{"turn_id":"t2","approval_policy":"never","model":"gpt-5.4"}}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let env: BTreeMap<String, String> = [(
+            "CODEX_HOME".to_string(),
+            home.path().to_string_lossy().into_owned(),
+        )]
+        .into();
+        assert_eq!(
+            Harness::Codex.session_model(&env, "thr-1").as_deref(),
+            Some("gpt-5.4")
+        );
+        assert_eq!(Harness::Codex.session_model(&env, "thr-2"), None);
+        assert_eq!(Harness::OpenClaw.session_model(&env, "thr-1"), None);
     }
 }

@@ -116,6 +116,15 @@ impl Harness {
         })
     }
 
+    /// The model a harness that never names it ran the session `session` with, where the
+    /// harness keeps that apart (Codex's session rollout); `env` is its extra environment.
+    pub fn session_model(&self, env: &BTreeMap<String, String>, session: &str) -> Option<String> {
+        match self {
+            Harness::Codex => codex::rollout_model(env, session),
+            _ => None,
+        }
+    }
+
     /// The command template of a named adapter (placeholders as in [`expand`]); arguments
     /// holding `{session}` are dropped on the first turn.
     pub fn template(&self, def: &HarnessDef) -> Vec<String> {
