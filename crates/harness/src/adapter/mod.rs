@@ -74,7 +74,9 @@ impl Harness {
             Harness::ClaudeCode => "install it with `npm install -g @anthropic-ai/claude-code`",
             Harness::Codex => "install it with `npm install -g @openai/codex`",
             Harness::OpenHands => "install it with `pip install openhands`",
-            Harness::OpenClaw => "install it with `npm install -g openclaw`",
+            Harness::OpenClaw => {
+                "install it with `npm install -g openclaw@2026.9.6` under Node >= 24.16 (docs/harnesses/openclaw.md)"
+            }
             Harness::Hermes => "install it with `pip install hermes-agent`",
         }
     }
