@@ -56,6 +56,25 @@ pub struct TurnInput {
     pub round: u32,
 }
 
+impl TurnInput {
+    /// The text an agent is given for this input: the wake-up prompt opened by the office's
+    /// date, time and zone (`Office time: Tuesday 3 March 2026, 09:00 (Europe/Berlin,
+    /// UTC+01:00)`, [`bureau_core::time::turn_preamble`]), or a feedback round's message as it
+    /// is. Every agent kind that passes the prompt on (the `llm` agent, every harness) uses
+    /// this, so "today" is always the world's day, never the machine's.
+    pub fn text(&self, tz: chrono_tz::Tz) -> String {
+        if self.round > 0 {
+            self.prompt.clone()
+        } else {
+            format!(
+                "{}{}",
+                bureau_core::time::turn_preamble(&self.time, tz),
+                self.prompt
+            )
+        }
+    }
+}
+
 /// What the agent hands back at the end of a turn.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TurnOutput {

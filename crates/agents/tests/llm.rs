@@ -163,7 +163,9 @@ fn openai_conversation_solves_a_two_turn_task_through_tool_calls() {
     assert!(system.contains("Europe/Berlin"), "{system}");
     let prompt = body["messages"][1]["content"].as_str().unwrap();
     assert!(
-        prompt.starts_with("Office time: Monday 2 March 2026, 09:00 (UTC+01:00)\n\nWrite memo.md"),
+        prompt.starts_with(
+            "Office time: Monday 2 March 2026, 09:00 (Europe/Berlin, UTC+01:00)\n\nWrite memo.md"
+        ),
         "{prompt}"
     );
     let tool_names: Vec<&str> = body["tools"]

@@ -258,6 +258,10 @@ fn main() -> ExitCode {
                         eprintln!("error: {run_error}");
                         return ExitCode::from(EXIT_BAD_INPUT);
                     }
+                    RunError::Interrupted { signal, .. } => {
+                        eprintln!("{run_error}");
+                        return ExitCode::from(128u8.saturating_add(*signal as u8));
+                    }
                     RunError::Io { .. } | RunError::Json { .. } => {}
                 }
             }
@@ -278,7 +282,54 @@ fn parse_context(s: &str) -> Result<bureau_core::history::ContextSetting, String
     s.parse()
 }
 
+/// How long a run may take to wind down after SIGINT/SIGTERM (harnesses are killed at once;
+/// a model call in flight may still be answered) before Bureau exits anyway.
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// SIGINT, SIGTERM and SIGHUP stop a run cleanly ([`bureau_core::interrupt`]): every harness
+/// process group and cgroup is killed, private directories are removed, the attempts in
+/// progress are recorded as interrupted and the process exits with 128 + the signal. A second
+/// signal, or a run still busy after [`INTERRUPT_GRACE`], exits at once.
+fn stop_cleanly_on_signals() {
+    extern "C" fn on_signal(signal: libc::c_int) {
+        if bureau_core::interrupt::requested().is_some() {
+            // SAFETY: `_exit` is async-signal-safe.
+            unsafe { libc::_exit(128 + signal) };
+        }
+        bureau_core::interrupt::request(signal);
+    }
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: installs a handler that only does async-signal-safe work (an atomic store,
+        // or `_exit`).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+    std::thread::spawn(|| {
+        loop {
+            if let Some(signal) = bureau_core::interrupt::requested() {
+                eprintln!(
+                    "{} received: stopping harnesses and recording the trials in progress as interrupted…",
+                    bureau_core::interrupt::name(signal)
+                );
+                std::thread::sleep(INTERRUPT_GRACE);
+                eprintln!(
+                    "the run did not stop within {} s; exiting",
+                    INTERRUPT_GRACE.as_secs()
+                );
+                std::process::exit(128 + signal);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+}
+
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    stop_cleanly_on_signals();
     let out = match args.out {
         Some(out) => out,
         None => {

@@ -17,6 +17,7 @@
 
 pub mod error;
 pub mod history;
+pub mod interrupt;
 pub mod log;
 pub mod result;
 pub mod suite;

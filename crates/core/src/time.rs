@@ -10,6 +10,25 @@ use chrono_tz::Tz;
 /// The world's clock type: an instant with the offset it is shown in.
 pub type WorldTime = DateTime<FixedOffset>;
 
+/// The office's date and time as every agent is told it: local date, time, zone and offset,
+/// e.g. `Tuesday 3 March 2026, 09:00 (Europe/Berlin, UTC+01:00)`. The one spelling shared by
+/// the `llm` agent's prompts, the harnesses' prompts and the MCP server's instructions, so an
+/// agent's "today" is always the world's, never the machine's.
+pub fn office_time(t: &WorldTime, tz: Tz) -> String {
+    let local = t.with_timezone(&tz);
+    format!(
+        "{} ({}, UTC{})",
+        local.format("%A %-d %B %Y, %H:%M"),
+        tz.name(),
+        local.format("%:z")
+    )
+}
+
+/// The line that opens each turn's prompt: `Office time: <office_time>`, then a blank line.
+pub fn turn_preamble(t: &WorldTime, tz: Tz) -> String {
+    format!("Office time: {}\n\n", office_time(t, tz))
+}
+
 /// Parse a datetime written in a task file. Returns a message on failure.
 pub fn parse_world_time(text: &str, tz: Tz) -> Result<WorldTime, String> {
     let t = text.trim();
@@ -65,6 +84,21 @@ pub fn parse_tz(name: &str) -> Result<Tz, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn office_time_names_the_local_day_zone_and_offset() {
+        let tz: Tz = "Europe/Berlin".parse().unwrap();
+        let t = parse_world_time("2026-03-03T08:00:00Z", tz).unwrap();
+        assert_eq!(
+            office_time(&t, tz),
+            "Tuesday 3 March 2026, 09:00 (Europe/Berlin, UTC+01:00)"
+        );
+        let summer = parse_world_time("2026-07-01 18:30", tz).unwrap();
+        assert_eq!(
+            turn_preamble(&summer, tz),
+            "Office time: Wednesday 1 July 2026, 18:30 (Europe/Berlin, UTC+02:00)\n\n"
+        );
+    }
 
     #[test]
     fn local_times_take_the_task_zone_and_dst() {

@@ -175,8 +175,10 @@ impl CommandAgent {
                 let w = world.lock().unwrap_or_else(|p| p.into_inner());
                 (w.workspace().to_path_buf(), w.workspace_entry().cloned())
             };
+            // Owner only: it holds the bearer token (mcp.json) and the prompts.
             let dir = tempfile::Builder::new()
                 .prefix("bureau-harness-")
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
                 .tempdir()
                 .map_err(|e| AgentError::Failed(format!("creating a private directory: {e}")))?;
             if dir.path().starts_with(&workspace) {
@@ -271,10 +273,17 @@ impl Agent for CommandAgent {
         let trial = self.start(tools.world())?;
         // Read each turn: a replica's entry belongs to the generation the world is on. The
         // harness sees the workspace at the entry's inner path, else at the world's path.
-        let (view, entry) = {
+        let (view, entry, tz) = {
             let w = tools.world().lock().unwrap_or_else(|p| p.into_inner());
-            (w.workspace().to_path_buf(), w.workspace_entry().cloned())
+            (
+                w.workspace().to_path_buf(),
+                w.workspace_entry().cloned(),
+                w.timezone(),
+            )
         };
+        // The office's date and time open the prompt: a harness otherwise takes the
+        // machine's date for "today".
+        let prompt = turn.text(tz);
         let seen = entry
             .as_ref()
             .map_or_else(|| view.clone(), |e| e.inner_path().to_path_buf());
@@ -290,9 +299,9 @@ impl Agent for CommandAgent {
             .dir
             .path()
             .join(format!("turn-{}.prompt.md", turn.index));
-        adapter::write_private(&prompt_file, &turn.prompt)?;
+        adapter::write_private(&prompt_file, &prompt)?;
         let vars = Vars {
-            prompt: turn.prompt.clone(),
+            prompt,
             prompt_file,
             mcp_config: trial.mcp_config.clone(),
             mcp_url: trial.endpoint.url.clone(),
@@ -312,6 +321,12 @@ impl Agent for CommandAgent {
             return Ok(TurnOutput::default());
         }
 
+        if let Some(sig) = bureau_core::interrupt::requested() {
+            return Err(AgentError::Failed(format!(
+                "interrupted: Bureau was asked to stop ({}) before the harness started",
+                bureau_core::interrupt::name(sig)
+            )));
+        }
         trial
             .endpoint
             .set_session(Some(Arc::new(tools.share())))
@@ -370,6 +385,15 @@ impl Agent for CommandAgent {
             trial.usage_total = Some((session.clone(), total));
         }
 
+        if finished.interrupted {
+            // Not the agent's doing: the attempt is recorded as interrupted, never scored.
+            return Err(AgentError::Failed(format!(
+                "interrupted: Bureau was asked to stop ({}) and killed {} with its whole process group",
+                bureau_core::interrupt::requested()
+                    .map_or_else(|| "signal".to_string(), bureau_core::interrupt::name),
+                harness.as_str()
+            )));
+        }
         if finished.timed_out {
             tools.stop(
                 "wall_seconds",

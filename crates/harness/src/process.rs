@@ -33,6 +33,9 @@ pub struct Finished {
     /// harness itself exited or was killed): all of them were killed. `None` when no cgroup
     /// was writable (only the process group was killed).
     pub leftover_killed: Option<usize>,
+    /// The process was asked to stop ([`bureau_core::interrupt`]): the harness was killed
+    /// before it finished.
+    pub interrupted: bool,
 }
 
 /// The cgroup hierarchies, probed once per process.
@@ -162,10 +165,16 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
     let mut status: Option<ExitStatus> = None;
     let mut exited_at: Option<Instant> = None;
     let mut timed_out = false;
+    let mut interrupted = false;
     loop {
         let now = Instant::now();
         if status.is_none() && now >= deadline {
             timed_out = true;
+            break;
+        }
+        // SIGINT/SIGTERM to Bureau: the harness is killed below, within one poll.
+        if status.is_none() && bureau_core::interrupt::requested().is_some() {
+            interrupted = true;
             break;
         }
         if let Some(at) = exited_at
@@ -205,7 +214,7 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
     if status.is_none() {
         // Killed: reap it (SIGKILL cannot be ignored, so this returns promptly).
         let reaped = child.wait()?;
-        if !timed_out {
+        if !timed_out && !interrupted {
             status = Some(reaped);
         }
     }
@@ -224,6 +233,7 @@ pub fn run(spec: &Spawn<'_>, mut on_line: impl FnMut(&str)) -> std::io::Result<F
         stderr_tail,
         elapsed: started.elapsed(),
         leftover_killed,
+        interrupted,
     })
 }
 

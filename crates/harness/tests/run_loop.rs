@@ -147,13 +147,25 @@ fn a_command_harness_works_the_world_over_mcp_and_its_stream_lands_in_the_trajec
             || log[0]["cwd"].as_str().unwrap().contains("/world/workspace"),
         "{log:#?}"
     );
+    // The private directory holding the token is the owner's only.
+    assert_eq!(log[0]["private_dir_mode"], 0o700, "{log:#?}");
     assert_eq!(log[0]["resume"], Value::Null);
     assert_eq!(log[1]["resume"], "fake-session-0001");
+    // The harness is told the office's date and time, not left with the machine's.
     assert!(
+        log[0]["prompt"].as_str().unwrap().starts_with(
+            "Office time: Monday 2 March 2026, 09:00 (Europe/Berlin, UTC+01:00)\n\nWrite memo.md"
+        ),
+        "{}",
         log[0]["prompt"]
+    );
+    assert!(
+        log[1]["prompt"]
             .as_str()
             .unwrap()
-            .starts_with("Write memo.md")
+            .starts_with("Office time: Tuesday 3 March 2026, "),
+        "{}",
+        log[1]["prompt"]
     );
     let argv: Vec<&str> = log[0]["argv"]
         .as_array()

@@ -6,7 +6,7 @@ use bureau_core::tool::{ToolOutcome, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -23,17 +23,14 @@ use crate::{McpError, protocol_error};
 pub(crate) struct Handler {
     office: Office,
     tools: Arc<Vec<Tool>>,
-    info: Arc<ServerConfig>,
 }
 
 impl Handler {
     pub(crate) fn new(office: Office) -> Handler {
         let tools = office.tool_specs().iter().map(mcp_tool).collect();
-        let info = server_config(office.instructions());
         Handler {
             office,
             tools: Arc::new(tools),
-            info: Arc::new(info),
         }
     }
 
@@ -75,11 +72,21 @@ pub(crate) fn mcp_tool(spec: &ToolSpec) -> Tool {
         // Every world tool takes an object; this only guards against a malformed spec.
         _ => Map::from_iter([("type".to_string(), Value::from("object"))]),
     };
-    Tool::new(
+    let tool = Tool::new(
         spec.name.clone(),
         spec.description.clone(),
         Arc::new(schema),
-    )
+    );
+    match spec.annotations {
+        Some(a) => tool.annotate(
+            ToolAnnotations::new()
+                .read_only(a.read_only_hint)
+                .destructive(a.destructive_hint)
+                .idempotent(a.idempotent_hint)
+                .open_world(a.open_world_hint),
+        ),
+        None => tool,
+    }
 }
 
 /// A tool outcome as an MCP tool result: the JSON as structured content plus a readable
@@ -100,8 +107,9 @@ pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
 }
 
 impl ServerHandler for Handler {
+    /// Asked at each handshake: the instructions carry the office's time at that moment.
     fn get_info(&self) -> ServerConfig {
-        (*self.info).clone()
+        server_config(&self.office.instructions())
     }
 
     async fn list_tools(
@@ -167,6 +175,7 @@ mod tests {
             name: "files_read".into(),
             description: "Read a file".into(),
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            annotations: None,
         };
         let tool = mcp_tool(&spec);
         assert_eq!(tool.name, "files_read");

@@ -52,7 +52,6 @@ struct Inner {
     current: RwLock<Current>,
     extra: Option<Arc<dyn ExtraTools>>,
     specs: Vec<ToolSpec>,
-    instructions: String,
 }
 
 enum Current {
@@ -88,19 +87,6 @@ impl Office {
         if let Some(extra) = &extra {
             specs.extend(extra.specs());
         }
-        let instructions = {
-            let w = lock(&world);
-            let user = w.user();
-            format!(
-                "You work in a simulated office as {} <{}>: its workspace files, mail and \
-                 calendar are reached only through these tools. Paths are relative to the \
-                 workspace. Times are shown in {}; a datetime without an offset is read in \
-                 that zone. Mail you send is always from your own address.",
-                user.name,
-                user.email,
-                w.timezone().name()
-            )
-        };
         Office {
             inner: Arc::new(Inner {
                 world,
@@ -109,7 +95,6 @@ impl Office {
                 ))),
                 extra,
                 specs,
-                instructions,
             }),
         }
     }
@@ -125,9 +110,24 @@ impl Office {
         &self.inner.specs
     }
 
-    /// What the server tells clients about the office when they connect.
-    pub fn instructions(&self) -> &str {
-        &self.inner.instructions
+    /// What the server tells clients about the office when they connect: who the agent
+    /// works as, the office's date, time and zone at this moment (the world's clock, never
+    /// the machine's), and how paths and times are read.
+    pub fn instructions(&self) -> String {
+        let w = lock(&self.inner.world);
+        let user = w.user();
+        let tz = w.timezone();
+        format!(
+            "You work in a simulated office as {} <{}>: its workspace files, mail and \
+             calendar are reached only through these tools. The office's date and time now: \
+             {}; \"today\" and \"tomorrow\" mean the office's days, not your computer's. \
+             Paths are relative to the workspace. Times are shown in {}; a datetime without \
+             an offset is read in that zone. Mail you send is always from your own address.",
+            user.name,
+            user.email,
+            bureau_core::time::office_time(&w.now(), tz),
+            tz.name()
+        )
     }
 
     /// Make `session` the current turn's session (`None` between turns). A session of

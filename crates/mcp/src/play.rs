@@ -16,7 +16,7 @@ use bureau_check::load_checks;
 use bureau_check::metrics::trial_score;
 use bureau_core::result::{TrialScore, TrialStatus};
 use bureau_core::task::Task;
-use bureau_core::tool::{ToolOutcome, ToolSpec};
+use bureau_core::tool::{ToolAnnotations, ToolOutcome, ToolSpec};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
@@ -370,6 +370,12 @@ impl ExtraTools for PlayState {
                               prompt (what you are asked to do now)."
                     .into(),
                 input_schema: no_args_schema(),
+                annotations: Some(ToolAnnotations {
+                    read_only_hint: true,
+                    destructive_hint: false,
+                    idempotent_hint: true,
+                    open_world_hint: false,
+                }),
             },
             ToolSpec {
                 name: "task_next_turn".into(),
@@ -378,6 +384,12 @@ impl ExtraTools for PlayState {
                               happen, and its prompt is returned."
                     .into(),
                 input_schema: no_args_schema(),
+                annotations: Some(ToolAnnotations {
+                    read_only_hint: false,
+                    destructive_hint: true,
+                    idempotent_hint: false,
+                    open_world_hint: false,
+                }),
             },
             ToolSpec {
                 name: "task_finish".into(),
@@ -386,6 +398,12 @@ impl ExtraTools for PlayState {
                               tools stop working after this."
                     .into(),
                 input_schema: no_args_schema(),
+                annotations: Some(ToolAnnotations {
+                    read_only_hint: false,
+                    destructive_hint: true,
+                    idempotent_hint: false,
+                    open_world_hint: false,
+                }),
             },
         ]
     }

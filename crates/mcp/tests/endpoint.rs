@@ -123,12 +123,47 @@ async fn tools_list_is_the_worlds_tool_specs() {
     assert_eq!(tools.len(), specs.len());
     for (tool, spec) in tools.iter().zip(&specs) {
         assert_eq!(tool.name, spec.name);
+        // Every world tool says what it does (MCP annotations), for harnesses' approval
+        // policies.
+        let a = tool.annotations.as_ref().unwrap();
+        let want = spec.annotations.unwrap();
+        assert_eq!(a.read_only_hint, Some(want.read_only_hint), "{}", tool.name);
+        assert_eq!(
+            a.destructive_hint,
+            Some(want.destructive_hint),
+            "{}",
+            tool.name
+        );
+        assert_eq!(
+            a.idempotent_hint,
+            Some(want.idempotent_hint),
+            "{}",
+            tool.name
+        );
+        assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
         assert_eq!(tool.description.as_deref(), Some(spec.description.as_str()));
         assert_eq!(
             Value::Object((*tool.input_schema).clone()),
             spec.input_schema
         );
     }
+    let by_name = |n: &str| tools.iter().find(|t| t.name == n).unwrap();
+    let read = by_name("files_read").annotations.clone().unwrap();
+    assert_eq!(read.read_only_hint, Some(true));
+    let delete = by_name("files_delete").annotations.clone().unwrap();
+    assert_eq!(
+        (delete.read_only_hint, delete.destructive_hint),
+        (Some(false), Some(true))
+    );
+    let send = by_name("mail_send").annotations.clone().unwrap();
+    assert_eq!(
+        (
+            send.read_only_hint,
+            send.destructive_hint,
+            send.idempotent_hint
+        ),
+        (Some(false), Some(false), Some(false))
+    );
     let info = client.peer_info().unwrap();
     let instructions = info.instructions.clone().unwrap();
     assert!(
@@ -136,6 +171,21 @@ async fn tools_list_is_the_worlds_tool_specs() {
         "{instructions}"
     );
     assert!(instructions.contains("Europe/Berlin"), "{instructions}");
+    // the office's date and time, from the world's clock
+    assert!(
+        instructions.contains("Monday 2 March 2026, 09:00 (Europe/Berlin, UTC+01:00)"),
+        "{instructions}"
+    );
+    client.cancel().await.unwrap();
+    // A client connecting on a later day is told that day.
+    t.world
+        .lock()
+        .unwrap()
+        .begin_turn(&t.task.turns[1])
+        .unwrap();
+    let client = connect(&ep.url, &ep.token).await;
+    let later = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(later.contains("Tuesday 3 March 2026"), "{later}");
     client.cancel().await.unwrap();
 }
 

@@ -159,6 +159,17 @@ pub enum RunError {
     },
     #[error("{path}: {message}")]
     Json { path: PathBuf, message: String },
+    /// A signal stopped the run: the attempts in progress were recorded as interrupted, and
+    /// the same command resumes it.
+    #[error(
+        "interrupted by {}: {finished} trial(s) finished, {left} left — re-run the same command to finish the run",
+        bureau_core::interrupt::name(*signal)
+    )]
+    Interrupted {
+        signal: i32,
+        finished: usize,
+        left: usize,
+    },
 }
 
 /// Refuse an output directory that holds files but no run: Bureau writes only into a new or
@@ -715,15 +726,24 @@ pub fn run_full(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<RunError>> = Mutex::new(None);
+    let done = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
                 while !stop.load(Ordering::SeqCst) {
+                    if bureau_core::interrupt::requested().is_some() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(i) else { break };
                     match trial::run_trial(job, factory, &scoring, config.retries.saturating_add(1))
                     {
-                        Ok(result) => progress.finished(&result),
+                        Ok(Some(result)) => {
+                            progress.finished(&result);
+                            done.fetch_add(1, Ordering::SeqCst);
+                        }
+                        // Interrupted: recorded as such, left for a resume.
+                        Ok(None) => {}
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
                             let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
@@ -747,6 +767,14 @@ pub fn run_full(
     }
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
+    }
+    if let Some(signal) = bureau_core::interrupt::requested() {
+        let finished = done.load(Ordering::SeqCst);
+        return Err(RunError::Interrupted {
+            signal,
+            finished,
+            left: jobs.len() - finished,
+        });
     }
 
     let summary = write_summary(out)?;

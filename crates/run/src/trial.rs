@@ -749,13 +749,15 @@ pub(crate) struct TrialJob<'a> {
 /// Run a trial to its end: attempts until one is not `error` or `max_attempts` new attempts
 /// were made; then move the final attempt into the trial directory and write `result.json`
 /// (last, atomically). Attempt numbers continue after those already in `attempts/`.
-/// `Err` only when the run directory itself cannot be written.
+/// `Ok(None)` when a signal interrupted it ([`bureau_core::interrupt`]): the attempt is
+/// recorded as interrupted and the trial left without a result. `Err` only when the run
+/// directory itself cannot be written.
 pub(crate) fn run_trial(
     job: &TrialJob<'_>,
     factory: &AgentFactory<'_>,
     scoring: &Scoring<'_>,
     max_attempts: u32,
-) -> Result<TrialResult, RunError> {
+) -> Result<Option<TrialResult>, RunError> {
     let attempts_dir = job.dir.join(ATTEMPTS);
     let mut k = rundir::attempt_numbers(&job.dir)?
         .last()
@@ -785,10 +787,26 @@ pub(crate) fn run_trial(
             error: outcome.error.clone(),
             dir: format!("{ATTEMPTS}/{k}"),
         };
+        // A signal during the attempt: whatever it ended as, it is not the agent's result.
+        // It stays in attempts/ marked as interrupted, without a result.json, so a resume
+        // runs the trial again.
+        if let Some(signal) = bureau_core::interrupt::requested() {
+            let record = AttemptRecord {
+                attempt: k,
+                status: TrialStatus::Error,
+                error: Some(format!(
+                    "interrupted: the run was stopped by {} during this attempt",
+                    bureau_core::interrupt::name(signal)
+                )),
+                dir: format!("{ATTEMPTS}/{k}"),
+            };
+            rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
+            return Ok(None);
+        }
         rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
         if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1)
         {
-            return finalize(job, k, outcome);
+            return finalize(job, k, outcome).map(Some);
         }
     }
 }

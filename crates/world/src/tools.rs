@@ -9,6 +9,7 @@ mod calendar;
 mod chat;
 mod code;
 mod documents;
+pub mod effects;
 mod files;
 mod kb;
 mod mail;
@@ -92,6 +93,7 @@ pub fn specs() -> Vec<ToolSpec> {
             name: t.name.to_string(),
             description: t.description.to_string(),
             input_schema: (t.schema)(),
+            annotations: effects::effect(t.name).map(effects::Effect::annotations),
         })
         .collect();
     v.sort_by(|a, b| a.name.cmp(&b.name));
@@ -162,4 +164,43 @@ fn time_arg(world: &World, field: &str, text: &str) -> Result<WorldTime, String>
 /// Show an instant in the task's time zone.
 fn show_time(world: &World, t: chrono::DateTime<chrono::Utc>) -> String {
     t.with_timezone(&world.timezone).to_rfc3339()
+}
+
+#[cfg(test)]
+mod effect_tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_says_what_it_does_once() {
+        let mut listed: Vec<&str> = effects::EFFECTS.iter().map(|(n, _)| *n).collect();
+        listed.sort_unstable();
+        let n = listed.len();
+        listed.dedup();
+        assert_eq!(listed.len(), n, "a tool is listed twice in effects.rs");
+        for t in all() {
+            assert!(
+                effects::effect(t.name).is_some(),
+                "`{}` has no effect in tools/effects.rs",
+                t.name
+            );
+        }
+        for name in &listed {
+            assert!(
+                exists(name) || *name == memory::SEARCH,
+                "effects.rs lists `{name}`, which is no tool"
+            );
+        }
+        for spec in specs() {
+            let a = spec.annotations.expect("every spec is annotated");
+            assert!(!a.open_world_hint);
+            if (spec.name.ends_with("_read") && spec.name != "mail_mark_read")
+                || spec.name.ends_with("_list")
+            {
+                assert!(a.read_only_hint, "{}", spec.name);
+            }
+            if spec.name.ends_with("_delete") {
+                assert!(a.destructive_hint && !a.read_only_hint, "{}", spec.name);
+            }
+        }
+    }
 }

@@ -242,6 +242,7 @@ mod tests {
             name: "mail_send".into(),
             description: "Send".into(),
             input_schema: json!({"type": "object"}),
+            annotations: None,
         }];
         let sampling = Sampling {
             temperature: Some(0.5),

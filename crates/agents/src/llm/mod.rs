@@ -428,21 +428,24 @@ impl Agent for LlmAgent {
             specs.push(shell::spec(&self.def.shell));
         }
         // A feedback round continues the turn: the user's reply is the new user message.
-        let text = if turn.round > 0 {
-            turn.prompt.clone()
-        } else {
-            format!(
-                "Office time: {}\n\n{}",
-                turn.time.format("%A %-d %B %Y, %H:%M (UTC%:z)"),
-                turn.prompt
-            )
-        };
+        let tz = tools
+            .world()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .timezone();
+        let text = turn.text(tz);
         self.messages.push(match self.provider() {
             Provider::OpenAi => openai::user(&text),
             Provider::Anthropic => anthropic::user(&text),
         });
 
         loop {
+            if let Some(signal) = bureau_core::interrupt::requested() {
+                return Err(AgentError::Failed(format!(
+                    "interrupted: Bureau was asked to stop ({})",
+                    bureau_core::interrupt::name(signal)
+                )));
+            }
             if tools.limit_reached().is_some() {
                 return Ok(TurnOutput::default());
             }

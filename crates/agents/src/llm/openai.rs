@@ -299,6 +299,7 @@ mod tests {
             name: "files_read".into(),
             description: "Read a file".into(),
             input_schema: json!({"type": "object"}),
+            annotations: None,
         }];
         let sampling = Sampling {
             temperature: Some(0.0),

@@ -105,6 +105,13 @@ pub fn spec(settings: &ShellSettings) -> ToolSpec {
             "required": ["command"],
             "additionalProperties": false
         }),
+        // A command may do anything inside the workspace.
+        annotations: Some(bureau_core::tool::ToolAnnotations {
+            read_only_hint: false,
+            destructive_hint: true,
+            idempotent_hint: false,
+            open_world_hint: false,
+        }),
     }
 }
 

@@ -3,6 +3,14 @@
 
 use bureau_agents::harness::HarnessDef;
 
+/// Environment Bureau sets for Claude Code (an agent's `env` overrides it).
+///
+/// `ENABLE_TOOL_SEARCH=false`: Claude Code 2.1 defers MCP tools behind its `ToolSearch` tool
+/// (the model sees only a placeholder and must search before its first call of each tool).
+/// Bureau gives every agent the office's tools directly, so that harnesses are compared on
+/// the same footing; set it back in the agent's `env` to evaluate the deferred mode.
+pub(super) const ENV: &[(&str, &str)] = &[("ENABLE_TOOL_SEARCH", "false")];
+
 /// The command template (placeholders as in [`super::expand`]).
 pub(super) fn template(def: &HarnessDef) -> Vec<String> {
     let s = |a: &str| a.to_string();

@@ -266,6 +266,14 @@ pub fn harness_env(
 ) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
     env.insert(TOKEN_ENV.to_string(), token.to_string());
+    // The harness's own defaults Bureau changes (the agent's `env` still overrides them).
+    if harness == Harness::ClaudeCode {
+        env.extend(
+            claude_code::ENV
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+    }
     if harness.private_home() {
         let home = dir.join("home");
         env.insert("HOME".into(), home.to_string_lossy().into_owned());

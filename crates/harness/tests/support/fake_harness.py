@@ -74,7 +74,9 @@ def main():
     if a.log:
         with open(a.log, "a") as f:
             f.write(json.dumps({"turn": a.turn, "resume": a.resume, "cwd": os.getcwd(),
-                                "prompt": prompt, "argv": sys.argv[1:]}) + "\n")
+                                "prompt": prompt, "argv": sys.argv[1:],
+                                "private_dir_mode": os.stat(os.path.dirname(a.mcp)).st_mode & 0o777})
+                    + "\n")
     if a.turn > 1 and a.resume != SESSION:
         print(f"turn {a.turn} must resume {SESSION}, got {a.resume!r}", file=sys.stderr)
         sys.exit(3)

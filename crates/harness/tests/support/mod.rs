@@ -65,3 +65,107 @@ pub fn python_with_sdk() -> PathBuf {
 pub fn fake_harness() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/fake_harness.py")
 }
+
+/// A scripted model server (`support/models/<wire>.py`) running for one test: it answers the
+/// harness's model calls from `script` (see the script's docstring) and logs every request.
+pub struct ModelServer {
+    child: std::process::Child,
+    pub port: u16,
+    pub log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl ModelServer {
+    /// Start `support/models/<wire>.py` (`anthropic`, `responses` or `chat`) with `script`.
+    pub fn start(wire: &str, script: &serde_json::Value) -> ModelServer {
+        let dir = tempfile::tempdir().unwrap();
+        let script_path = dir.path().join("script.json");
+        std::fs::write(&script_path, serde_json::to_vec_pretty(script).unwrap()).unwrap();
+        let port_file = dir.path().join("port");
+        let log = dir.path().join("requests.jsonl");
+        let server = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/support/models")
+            .join(format!("{wire}.py"));
+        let child = Command::new("python3")
+            .arg(&server)
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--port-file")
+            .arg(&port_file)
+            .arg("--log")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("python3 {}: {e}", server.display()));
+        let started = std::time::Instant::now();
+        let port = loop {
+            if let Ok(p) = std::fs::read_to_string(&port_file)
+                && let Ok(p) = p.trim().parse::<u16>()
+            {
+                break p;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "the model server {} did not start",
+                server.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        ModelServer {
+            child,
+            port,
+            log,
+            _dir: dir,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request the server received, in order.
+    pub fn requests(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The program of a real harness on PATH, or `None` when the CI's install of it failed
+/// (`BUREAU_HARNESS_SKIP_<NAME>` says why, printed loudly). A harness that is neither on
+/// PATH nor marked as failed to install fails the test, naming the install script.
+pub fn real_harness(program: &str, name: &str) -> Option<PathBuf> {
+    let var = format!(
+        "BUREAU_HARNESS_SKIP_{}",
+        name.to_ascii_uppercase().replace('-', "_")
+    );
+    if let Ok(why) = std::env::var(&var) {
+        eprintln!(
+            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
+             !! {name} NOT TESTED: its registry install failed ({var}): {why}\n\
+             !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+        );
+        return None;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file());
+    match found {
+        Some(p) => Some(p),
+        None => panic!(
+            "`{program}` ({name}) is not on PATH: run `.ci/harnesses/{name}.sh` and put the \
+             directory it prints on PATH (as .ci/run does), or set {var} to say why it cannot \
+             be installed"
+        ),
+    }
+}

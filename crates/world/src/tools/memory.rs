@@ -39,6 +39,7 @@ pub fn spec(granularity: &str, k: u32, embeddings: bool) -> ToolSpec {
             ],
             &["query"],
         ),
+        annotations: Some(super::effects::Effect::Read.annotations()),
     }
 }
 

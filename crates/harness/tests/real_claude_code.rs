@@ -1,0 +1,272 @@
+//! Claude Code itself (npm `@anthropic-ai/claude-code`, the version `.ci/harnesses/
+//! claude-code.sh` pins) works the office through Bureau's run loop, against a scripted
+//! Anthropic Messages server (`support/models/anthropic.py`, SSE as Claude Code asks).
+//!
+//! Ignored by default (it needs the real program): `.ci/run`'s harness step installs it and
+//! runs `cargo test -p bureau-harness --test real_claude_code -- --ignored`.
+
+#[path = "../../run/tests/common/mod.rs"]
+mod common;
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use bureau_run::{RunConfig, run_with_catalog};
+use serde_json::{Value, json};
+
+use common::*;
+use support::ModelServer;
+
+const KEY: &str = "sk-ant-bureau-test-key-0123456789";
+
+fn call(name: &str, args: Value, input: u64, output: u64) -> Value {
+    json!({"call": {"name": name, "arguments": args}, "usage": {"input_tokens": input, "output_tokens": output}})
+}
+
+fn text(t: &str, input: u64, output: u64) -> Value {
+    json!({"text": t, "usage": {"input_tokens": input, "output_tokens": output}})
+}
+
+/// Run `task` with Claude Code against `server`; returns the trial directory.
+fn run_claude(task: &Path, server: &ModelServer, tmp: &Path) -> PathBuf {
+    let home = tmp.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let agents = tmp.join("agents.toml");
+    std::fs::write(
+        &agents,
+        format!(
+            "[agents.cc]\nharness = \"claude-code\"\nmodel = \"claude-scripted\"\n\
+             env = {{ ANTHROPIC_BASE_URL = \"{}\", ANTHROPIC_API_KEY = \"{KEY}\", HOME = {}, \
+             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = \"1\", DISABLE_AUTOUPDATER = \"1\" }}\n",
+            server.url(),
+            serde_json::to_string(&home.to_string_lossy()).unwrap()
+        ),
+    )
+    .unwrap();
+    let out = tmp.join("run");
+    let mut c = RunConfig::new(
+        vec![task.to_string_lossy().into_owned()],
+        vec!["cc".into()],
+        out.clone(),
+    );
+    c.quiet = true;
+    c.retries = 0;
+    c.agents_file = Some(agents);
+    let outcome = run_with_catalog(&c, bureau_harness::catalog()).unwrap();
+    let id = bureau_core::Task::load(task).unwrap().id;
+    let trial = bureau_run::trial_dir(&out, &id, "cc", 1);
+    assert_eq!(
+        outcome.errored,
+        0,
+        "{}",
+        std::fs::read_to_string(trial.join("result.json")).unwrap_or_default()
+    );
+    trial
+}
+
+fn trajectory(trial: &Path) -> Vec<Value> {
+    read(&trial.join("trajectory.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn files_of(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = walk(dir)
+        .into_iter()
+        .map(|p| p.strip_prefix(dir).unwrap().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.push(p.clone());
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The model calls of the agent's conversation (those offering Bureau's tools).
+fn conversation(server: &ModelServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| !r["step"].is_null())
+        .collect()
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: .ci/run's harness step installs it"]
+fn claude_code_does_a_two_turn_task_and_resumes_its_conversation() {
+    let Some(_claude) = support::real_harness("claude", "claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let script = json!([
+        call(
+            "files_write",
+            json!({"path": "memo.md", "content": "The meeting moved to Friday.\n"}),
+            100,
+            10
+        ),
+        call(
+            "mail_send",
+            json!({"to": ["bob@corp.test"], "subject": "The meeting moved", "body": "It is on Friday now."}),
+            120,
+            12
+        ),
+        text("Memo written and Bob told.", 140, 7),
+        call("files_read", json!({"path": "notes/budget.txt"}), 200, 9),
+        call(
+            "files_edit",
+            json!({"path": "memo.md", "old": "Friday.\n", "new": "Friday.\nBudget total: 12,500 EUR.\n"}),
+            220,
+            11
+        ),
+        text("Budget added.", 240, 5),
+    ]);
+    let server = ModelServer::start("anthropic", &script);
+    let trial = run_claude(&task, &server, tmp.path());
+
+    let result = json(&trial.join("result.json"));
+    assert_eq!(result["status"], "passed", "{result:#}");
+    let steps = trajectory(&trial);
+    // Every world call is a recorded tool_call of its turn.
+    let calls: Vec<(u64, &str)> = steps
+        .iter()
+        .filter(|s| s["type"] == "tool_call")
+        .map(|s| (s["turn"].as_u64().unwrap(), s["tool"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (1, "files_write"),
+            (1, "mail_send"),
+            (2, "files_read"),
+            (2, "files_edit")
+        ]
+    );
+    // The final message of each turn.
+    let messages: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["type"] == "message")
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["Memo written and Bob told.", "Budget added."]);
+    // One model_call per turn: the same session, usage per turn (never the running total).
+    let runs: Vec<&Value> = steps.iter().filter(|s| s["type"] == "model_call").collect();
+    assert_eq!(runs.len(), 2);
+    let session = runs[0]["response"]["session_id"].as_str().unwrap();
+    assert!(!session.is_empty());
+    assert_eq!(runs[1]["response"]["session_id"], session);
+    assert_eq!(runs[0]["usage"]["input_tokens"], 360);
+    assert_eq!(runs[0]["usage"]["output_tokens"], 29);
+    assert_eq!(runs[1]["usage"]["input_tokens"], 660);
+    assert_eq!(runs[1]["usage"]["output_tokens"], 25);
+    assert_eq!(runs[0]["model"], "claude-scripted");
+    // The office's date opens each prompt the harness got.
+    let argv0 = runs[0]["request"]["argv"].as_array().unwrap();
+    assert!(
+        argv0[2]
+            .as_str()
+            .unwrap()
+            .starts_with("Office time: Monday 2 March 2026, 09:00 (Europe/Berlin")
+    );
+    assert!(
+        runs[1]["request"]["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str() == Some(&format!("--resume={session}")))
+    );
+
+    // Resume for real: turn 2's first request carries turn 1's conversation.
+    let conv = conversation(&server);
+    assert_eq!(conv.len(), 6, "{conv:#?}");
+    let turn2 = serde_json::to_string(&conv[3]["body"]["messages"]).unwrap();
+    assert!(turn2.contains("Memo written and Bob told."), "{turn2}");
+    assert!(turn2.contains("Tuesday 3 March 2026"), "{turn2}");
+    // Bureau's tools were offered directly, annotated, under Claude Code's MCP names.
+    let tools: Vec<&str> = conv[0]["body"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(tools.contains(&"mcp__bureau__files_write"), "{tools:?}");
+    assert_eq!(conv[0]["x-api-key"], KEY);
+
+    // Nothing in the workspace that the agent did not write.
+    let ws = trial.join("world/workspace");
+    assert_eq!(
+        files_of(&ws),
+        ["memo.md", "notes", "notes/budget.txt", "readme.txt"]
+    );
+    // The harness's version is recorded.
+    let run_json = json(&trial.join("../../../../run.json"));
+    let version = run_json["agents"][0]["definition"]["version"]
+        .as_str()
+        .unwrap_or("");
+    assert!(version.contains("Claude Code"), "{run_json:#}");
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: .ci/run's harness step installs it"]
+fn claude_code_does_a_one_turn_task() {
+    let Some(_claude) = support::real_harness("claude", "claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("note");
+    write_memo_task(&task, "note");
+    // One turn only: cut the task after its first turn and the rubric items of that turn.
+    let toml = read(&task.join("task.toml"));
+    let first = toml.find("[[turn]]").unwrap();
+    let second = first + 1 + toml[first + 1..].find("[[turn]]").unwrap();
+    let rubric = toml.find("[[rubric]]").unwrap();
+    let last = toml.rfind("[[rubric]]").unwrap();
+    let one = format!("{}{}", &toml[..second], &toml[rubric..last]);
+    std::fs::write(task.join("task.toml"), one).unwrap();
+    std::fs::remove_file(task.join("solution/2.jsonl")).unwrap();
+    let script = json!([
+        call(
+            "files_write",
+            json!({"path": "memo.md", "content": "The meeting moved to Friday.\n"}),
+            50,
+            5
+        ),
+        call(
+            "mail_send",
+            json!({"to": ["bob@corp.test"], "subject": "The meeting moved", "body": "Friday."}),
+            60,
+            6
+        ),
+        text("Done: memo and mail.", 70, 3),
+    ]);
+    let server = ModelServer::start("anthropic", &script);
+    let trial = run_claude(&task, &server, tmp.path());
+    let result = json(&trial.join("result.json"));
+    assert_eq!(result["status"], "passed", "{result:#}");
+    assert_eq!(result["usage"]["input_tokens"], 180);
+    assert_eq!(result["usage"]["tool_calls"], 2);
+    let steps = trajectory(&trial);
+    assert!(
+        steps
+            .iter()
+            .any(|s| s["type"] == "message" && s["text"] == "Done: memo and mail.")
+    );
+    assert_eq!(
+        files_of(&trial.join("world/workspace")),
+        ["memo.md", "readme.txt"]
+    );
+}
