@@ -11,12 +11,14 @@
 mod common;
 #[path = "support/real.rs"]
 mod real;
+mod support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use real::*;
+use support::ModelServer;
 
 /// The agents file: the scripted server as Codex's model provider, a private `CODEX_HOME`, and
 /// `model` if given — else the model is only in that `CODEX_HOME`'s `config.toml`, as a user's
@@ -29,7 +31,7 @@ fn agents_file(dir: &Path, server: &ModelServer, model: Option<&str>) -> std::pa
     }
     let provider = format!(
         "model_providers.scripted={{name=\"scripted\", base_url=\"{}\", wire_api=\"responses\", env_key=\"OPENAI_API_KEY\"}}",
-        server.base_url()
+        base_url(&server)
     );
     let path = dir.join("agents.toml");
     std::fs::write(
@@ -67,7 +69,7 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
     let task = dir.path().join("memo1");
     write_one_turn_memo_task(&task);
     let server = ModelServer::start(
-        dir.path(),
+        "responses",
         &json!([
             call(
                 "files_write",
@@ -135,7 +137,7 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
     // (Bureau was not told it: read from Codex's session rollout).
     let calls: Vec<&Value> = of(&steps, "model_call").collect();
     assert_eq!(calls.len(), 1);
-    let sent = server.model_requests()[0]["model"].clone();
+    let sent = model_requests(&server)[0]["model"].clone();
     assert_eq!(sent, "gpt-5-codex");
     assert_eq!(calls[0]["model"], sent);
     assert_eq!(calls[0]["usage"]["input_tokens"], 400 + 500 + 550 + 600);
@@ -150,7 +152,7 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
             .is_some_and(|s| !s.is_empty())
     );
     assert_eq!(calls[0]["response"]["bureau_tool_calls"], 2);
-    assert_eq!(server.model_requests().len(), 4);
+    assert_eq!(model_requests(&server).len(), 4);
     // Nothing in the workspace the agent did not write.
     assert_eq!(
         files(&trial.join("world/workspace")),
@@ -169,7 +171,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
     let task = dir.path().join("memo");
     common::write_memo_task(&task, "memo");
     let server = ModelServer::start(
-        dir.path(),
+        "responses",
         &json!([
             call(
                 "files_write",
@@ -258,7 +260,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
         argv.windows(2).any(|w| w == ["resume", session]),
         "{argv:?}"
     );
-    let requests = server.model_requests();
+    let requests = model_requests(&server);
     assert_eq!(requests.len(), 6);
     let turn2 = requests[3]["input"].to_string();
     assert!(

@@ -13,12 +13,14 @@
 mod common;
 #[path = "support/real.rs"]
 mod real;
+mod support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use real::*;
+use support::ModelServer;
 
 /// The model, as OpenClaw's catalog names it.
 const MODEL: &str = "openai/gpt-5.4";
@@ -30,7 +32,7 @@ fn agents_file(dir: &Path, server: &ModelServer) -> std::path::PathBuf {
         format!(
             "[agents.oc]\nharness = \"openclaw\"\nmodel = \"{MODEL}\"\n\
              env = {{ OPENAI_API_KEY = \"sk-scripted\", OPENAI_BASE_URL = {} }}\n",
-            toml_str(&server.base_url()),
+            toml_str(&base_url(&server)),
         ),
     )
     .unwrap();
@@ -57,7 +59,7 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
     let task = dir.path().join("memo1");
     write_one_turn_memo_task(&task);
     let server = ModelServer::start(
-        dir.path(),
+        "responses",
         &json!([
             call(
                 "files_write",
@@ -91,7 +93,7 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
     let steps = lines(&trial.join("trajectory.jsonl"));
 
     // Bureau's tools (offered to the model as `bureau__*`), recorded by Bureau itself.
-    let offered = server.model_requests()[0]["tools"].to_string();
+    let offered = model_requests(&server)[0]["tools"].to_string();
     assert!(offered.contains("\"bureau__files_write\""), "{offered}");
     let tools: Vec<(&str, &str)> = of(&steps, "tool_call")
         .map(|s| (s["tool"].as_str().unwrap(), s["outcome"].as_str().unwrap()))
@@ -136,7 +138,7 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
     );
     assert_eq!(calls[0]["response"]["cost_from"], "harness");
     assert_eq!(calls[0]["response"]["model_calls"], 4);
-    assert_eq!(server.model_requests().len(), 4);
+    assert_eq!(model_requests(&server).len(), 4);
     // Nothing in the workspace the agent did not write: no AGENTS.md, SOUL.md, .git, ...
     assert_eq!(
         files(&trial.join("world/workspace")),
@@ -155,7 +157,7 @@ fn openclaw_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
     let task = dir.path().join("memo");
     common::write_memo_task(&task, "memo");
     let server = ModelServer::start(
-        dir.path(),
+        "responses",
         &json!([
             call(
                 "files_write",
@@ -237,7 +239,7 @@ fn openclaw_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
     let session = calls[0]["response"]["session_id"].as_str().unwrap();
     assert!(!session.is_empty());
     assert_eq!(calls[1]["response"]["session_id"], session);
-    let requests = server.model_requests();
+    let requests = model_requests(&server);
     assert_eq!(requests.len(), 6);
     let turn2 = requests[3]["input"].to_string();
     assert!(

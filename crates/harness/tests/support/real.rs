@@ -1,13 +1,13 @@
-//! Shared by the tests that run real harnesses (`real_codex.rs`, `real_openclaw.rs`): the
-//! scripted model server (`support/models/responses.py`), finding the harness, the tasks.
+//! Shared by the tests that run Codex and OpenClaw (`real_codex.rs`, `real_openclaw.rs`):
+//! finding the harness, reading the scripted Responses-API server's log, the tasks.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use bureau_run::{RunConfig, RunOutcome, run_with_catalog};
 use serde_json::Value;
+
+use super::support::ModelServer;
 
 /// The real harness `program` on `PATH`, or `None` when `BUREAU_HARNESS_SKIP_<NAME>` says
 /// why it is not installed (set only when `.ci/harnesses/<name>.sh` could not install it):
@@ -42,85 +42,25 @@ pub fn harness(name: &str, program: &str) -> Option<PathBuf> {
     }
 }
 
-/// The scripted model server, stopped on drop.
-pub struct ModelServer {
-    child: Child,
-    pub port: u16,
-    log: PathBuf,
+/// The base URL of the scripted Responses-API server (`support/models/responses.py`, started
+/// with `ModelServer::start("responses", ...)`), as OpenAI clients take it.
+pub fn base_url(server: &ModelServer) -> String {
+    format!("{}/v1", server.url())
 }
 
-impl ModelServer {
-    /// Serve `script` (a JSON list of steps, see responses.py) from a fresh server.
-    pub fn start(dir: &Path, script: &Value) -> ModelServer {
-        let script_path = dir.join("model-script.json");
-        std::fs::write(&script_path, serde_json::to_string_pretty(script).unwrap()).unwrap();
-        let port_file = dir.join("model-port");
-        let log = dir.join("model-requests.jsonl");
-        let server =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/models/responses.py");
-        let mut child = Command::new("python3")
-            .arg(&server)
-            .arg("--script")
-            .arg(&script_path)
-            .arg("--port-file")
-            .arg(&port_file)
-            .arg("--log")
-            .arg(&log)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("python3 runs the scripted model server");
-        let started = Instant::now();
-        let port = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file)
-                && let Ok(port) = text.trim().parse::<u16>()
-            {
-                break port;
-            }
-            if let Ok(Some(status)) = child.try_wait() {
-                panic!("the scripted model server exited: {status}");
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the scripted model server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        ModelServer { child, port, log }
-    }
-
-    pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
-    }
-
-    /// Every request the server got, in order.
-    pub fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
-    /// The bodies of the model requests (`POST .../responses`), in order.
-    pub fn model_requests(&self) -> Vec<Value> {
-        self.requests()
-            .into_iter()
-            .filter(|r| {
-                r["method"] == "POST"
-                    && r["path"]
-                        .as_str()
-                        .is_some_and(|p| p.ends_with("/responses"))
-            })
-            .map(|r| r["body"].clone())
-            .collect()
-    }
-}
-
-impl Drop for ModelServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The bodies of the model requests (`POST .../responses`) `server` got, in order.
+pub fn model_requests(server: &ModelServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["method"] == "POST"
+                && r["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("/responses"))
+        })
+        .map(|r| r["body"].clone())
+        .collect()
 }
 
 /// A step of the script calling `tool` (a Bureau tool by its own name, or the harness's).
