@@ -31,7 +31,7 @@ fn agents_file(dir: &Path, server: &ModelServer, model: Option<&str>) -> std::pa
     }
     let provider = format!(
         "model_providers.scripted={{name=\"scripted\", base_url=\"{}\", wire_api=\"responses\", env_key=\"OPENAI_API_KEY\"}}",
-        base_url(&server)
+        base_url(server)
     );
     let path = dir.join("agents.toml");
     std::fs::write(

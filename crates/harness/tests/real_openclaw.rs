@@ -32,7 +32,7 @@ fn agents_file(dir: &Path, server: &ModelServer) -> std::path::PathBuf {
         format!(
             "[agents.oc]\nharness = \"openclaw\"\nmodel = \"{MODEL}\"\n\
              env = {{ OPENAI_API_KEY = \"sk-scripted\", OPENAI_BASE_URL = {} }}\n",
-            toml_str(&base_url(&server)),
+            toml_str(&base_url(server)),
         ),
     )
     .unwrap();
