@@ -26,6 +26,7 @@
 //! are tool errors, recorded in the trajectory like any other outcome.
 
 mod catalog;
+pub mod doctor;
 pub mod harness;
 pub mod llm;
 pub mod null;
@@ -143,6 +144,15 @@ pub trait Agent: Send {
     /// naming the agent, what is missing and the fix, instead of a run of `error` trials.
     fn preflight(&self) -> Result<(), AgentError> {
         Ok(())
+    }
+
+    /// What `bureau agents check` reports: each thing the agent needs, checked (the
+    /// preflight first). Agents that need nothing outside Bureau have only the preflight.
+    fn diagnose(&self) -> Vec<doctor::Check> {
+        vec![match self.preflight() {
+            Ok(()) => doctor::Check::ok("ready", "needs nothing outside Bureau"),
+            Err(e) => doctor::Check::failed("ready", e.to_string()),
+        }]
     }
 
     /// What defines the agent, for `run.json` (model, endpoint, parameters, limits, ...);

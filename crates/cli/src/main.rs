@@ -60,6 +60,27 @@ enum Command {
     /// Generate things: `bureau gen workspace` writes a deterministic persona workspace.
     #[command(subcommand)]
     Gen(GenCommand),
+    /// Agents: `bureau agents check <agent>...` checks what each needs before a run.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum AgentsCommand {
+    /// Check agents before a run: the agent can be made (agents file, model, key), its
+    /// program is installed and answers --version, and its model endpoint accepts
+    /// connections. Exits 2 when one cannot work, naming the fix.
+    Check {
+        /// Agent specs, as for `bureau run --agent` (e.g. claude-code, codex:gpt-5, llm:openai:gpt-4.1-mini, a name of --agents-file).
+        #[arg(required = true)]
+        agents: Vec<String>,
+        /// Agents file declaring named agents.
+        #[arg(long)]
+        agents_file: Option<PathBuf>,
+        /// The model of `llm` (provider:model).
+        #[arg(long)]
+        model: Option<String>,
+    },
 }
 
 // ---- bureau gen (issue 5) ----
@@ -240,6 +261,11 @@ fn main() -> ExitCode {
         Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
+        Command::Agents(AgentsCommand::Check {
+            agents,
+            agents_file,
+            model,
+        }) => cmd_agents_check(&agents, agents_file.as_deref(), model),
     };
     match result {
         Ok(code) => code,
@@ -269,6 +295,53 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_FAILURE)
         }
     }
+}
+
+/// `bureau agents check`: one line per check, `ok`, `FAIL` or `--` (not checkable here).
+fn cmd_agents_check(
+    specs: &[String],
+    agents_file: Option<&Path>,
+    model: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut catalog = bureau_harness::catalog();
+    if let Some(path) = agents_file {
+        catalog = catalog.load_agents_file(path)?;
+    }
+    if let Some(m) = model {
+        catalog = catalog.with_model(m);
+    }
+    let mut broken = 0;
+    for spec in specs {
+        let agent = match catalog.make(spec) {
+            Ok(a) => a,
+            Err(e) => {
+                println!("{spec}\n  FAIL  agent: {e}");
+                broken += 1;
+                continue;
+            }
+        };
+        println!("{spec}");
+        let checks = agent.diagnose();
+        for c in &checks {
+            let mark = match c.ok {
+                Some(true) => "ok  ",
+                Some(false) => "FAIL",
+                None => "--  ",
+            };
+            println!("  {mark}  {}: {}", c.what, c.detail);
+        }
+        if checks.iter().any(|c| c.ok == Some(false)) {
+            broken += 1;
+        }
+    }
+    if broken > 0 {
+        eprintln!(
+            "{broken} of {} agent(s) cannot work as configured — fix what FAIL names",
+            specs.len()
+        );
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_task_errors(errors: &TaskErrors) {

@@ -655,3 +655,71 @@ fn gen_workspace_writes_the_tree_and_manifest_and_refuses_a_non_empty_out() {
         text(&o.stderr)
     );
 }
+
+/// Issue 13: `bureau agents check` says, per agent, what it needs and what is missing, and
+/// exits 2 when one cannot work.
+#[test]
+fn agents_check_names_what_each_agent_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let up = listener.local_addr().unwrap().port();
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let agents = dir.path().join("agents.toml");
+    std::fs::write(
+        &agents,
+        format!(
+            "[agents.local]\nkind = \"llm\"\nmodel = \"openai:m\"\nbase_url = \"http://127.0.0.1:{up}/v1\"\n\
+             [agents.gone]\nkind = \"llm\"\nmodel = \"openai:m\"\nbase_url = \"http://127.0.0.1:{down}/v1\"\n\
+             [agents.missing]\nharness = \"command\"\ncommand = [\"/nonexistent/harness\", \"{{prompt}}\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = bureau()
+        .args(["agents", "check", "oracle", "local"])
+        .arg("--agents-file")
+        .arg(&agents)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(&format!(
+            "ok    model endpoint: the model API http://127.0.0.1:{up} accepts connections"
+        )),
+        "{stdout}"
+    );
+
+    let out = bureau()
+        .args(["agents", "check", "gone", "missing", "no-such-agent"])
+        .arg("--agents-file")
+        .arg(&agents)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "FAIL  model endpoint: the model API http://127.0.0.1:{down} refuses connections"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "FAIL  program: agent `missing`: the program `/nonexistent/harness` does not exist"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  agent: unknown agent `no-such-agent`"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("3 of 3 agent(s) cannot work"),
+        "{}",
+        text(&out.stderr)
+    );
+    drop(listener);
+}

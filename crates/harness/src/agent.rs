@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bureau_agents::doctor::Check;
 use bureau_agents::harness::HarnessDef;
 use bureau_agents::llm::{Price, cost_usd};
 use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
@@ -26,7 +27,8 @@ const ERROR_TAIL: usize = 2000;
 const UNPARSED_KEPT: usize = 20;
 
 /// How long `<program> --version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `<program> --version` may take (OpenHands's CLI takes 12–27 s to start).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// How long reading a harness's transcript after a turn may take.
 const TRANSCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -152,7 +154,8 @@ impl CommandAgent {
             &Spawn {
                 argv: &argv,
                 cwd: dir.path(),
-                env: &BTreeMap::new(),
+                // The agent's own environment: its PATH, its Python or Node, its settings.
+                env: &self.def.env,
                 deadline: VERSION_TIMEOUT,
                 entry: None,
             },
@@ -250,6 +253,65 @@ impl Agent for CommandAgent {
             self.program(),
             self.harness.install_hint()
         )))
+    }
+
+    /// The program (where it is), its version, and the model endpoint it will use.
+    fn diagnose(&self) -> Vec<Check> {
+        let mut checks = Vec::new();
+        match self.locate() {
+            Some(p) => checks.push(Check::ok("program", p.display().to_string())),
+            None => {
+                checks.push(match self.preflight() {
+                    Err(e) => Check::failed("program", e.to_string()),
+                    Ok(()) => Check::failed("program", "not found"),
+                });
+                return checks;
+            }
+        }
+        checks.push(match self.version() {
+            Some(v) => Check::ok("version", v),
+            None if self.harness == Harness::Command => Check::unchecked(
+                "version",
+                format!("`{} --version` gave no version", self.program()),
+            ),
+            None => Check::failed(
+                "version",
+                format!(
+                    "`{} --version` gave no version within {} s — the installation may be broken or too old; {}",
+                    self.program(),
+                    VERSION_TIMEOUT.as_secs(),
+                    self.harness.install_hint()
+                ),
+            ),
+        });
+        let (vars, default) = self.harness.endpoint_vars();
+        let set = vars.iter().find_map(|v| {
+            self.def
+                .env
+                .get(*v)
+                .cloned()
+                .or_else(|| std::env::var(v).ok())
+                .filter(|u| !u.trim().is_empty())
+                .map(|u| (*v, u))
+        });
+        checks.push(match (set, default) {
+            (Some((var, url)), _) => bureau_agents::doctor::endpoint(&url, &format!("`{var}`")),
+            (None, Some(url)) => {
+                bureau_agents::doctor::endpoint(url, "the harness's default endpoint")
+            }
+            (None, None) if vars.is_empty() => Check::unchecked(
+                "model endpoint",
+                "a command harness: its model settings are its own",
+            ),
+            (None, None) => Check::failed(
+                "model endpoint",
+                format!(
+                    "none set — give {} in the agent's `env` (or the environment)",
+                    vars.join(" or ")
+                ),
+            ),
+        });
+        checks
     }
 
     fn start_trial(&mut self, _task: &Task) -> Result<(), AgentError> {
@@ -407,9 +469,30 @@ impl Agent for CommandAgent {
             });
         }
         match finished.status {
-            Some(s) if s.success() => Ok(TurnOutput {
-                final_message: outcome.final_message,
-            }),
+            Some(s) if s.success() => {
+                if let Some(why) = outcome.failed {
+                    // Exit 0, yet the harness says the turn failed: not an answer.
+                    return Err(AgentError::Failed(format!(
+                        "{} (`{program}`) reported a failed turn: {why}",
+                        harness.as_str()
+                    )));
+                }
+                if let Some((limit, detail)) = outcome.limit {
+                    tools.stop(limit, detail);
+                }
+                Ok(TurnOutput {
+                    final_message: outcome.final_message,
+                })
+            }
+            // The harness's own turn cap ends the turn with a non-zero exit too.
+            Some(_) if outcome.limit.is_some() && outcome.failed.is_none() => {
+                if let Some((limit, detail)) = outcome.limit {
+                    tools.stop(limit, detail);
+                }
+                Ok(TurnOutput {
+                    final_message: outcome.final_message,
+                })
+            }
             other => {
                 let how = other.map_or("was killed".to_string(), |s| format!("exited with {s}"));
                 Err(AgentError::Failed(format!(
@@ -503,6 +586,10 @@ struct Outcome {
     errors: Vec<String>,
     /// The usage as the harness reported it (a running total where the harness keeps one).
     usage_total: Option<HarnessUsage>,
+    /// The harness marked the turn as failed.
+    failed: Option<String>,
+    /// The harness stopped the turn at a limit of its own.
+    limit: Option<(String, String)>,
 }
 
 /// Records a turn's events as trajectory steps as they arrive.
@@ -530,6 +617,11 @@ struct Transcript<'a> {
     session: Option<String>,
     model: Option<String>,
     errors: Vec<String>,
+    failed: Option<String>,
+    limit: Option<(String, String)>,
+    /// Calls of Bureau's tools the harness reports as failed: (id, tool, input, output).
+    bureau_failed: Vec<(String, String, Value, Value)>,
+    bureau_calls_by_id: Vec<(String, String, Value)>,
     unparsed: Vec<String>,
     unparsed_total: usize,
 }
@@ -549,6 +641,10 @@ impl<'a> Transcript<'a> {
             session: None,
             model: None,
             errors: Vec::new(),
+            failed: None,
+            limit: None,
+            bureau_failed: Vec::new(),
+            bureau_calls_by_id: Vec::new(),
             unparsed: Vec::new(),
             unparsed_total: 0,
         }
@@ -577,7 +673,8 @@ impl<'a> Transcript<'a> {
                 self.flush_message();
                 if bureau {
                     self.bureau_calls += 1;
-                    self.bureau_ids.push(id);
+                    self.bureau_ids.push(id.clone());
+                    self.bureau_calls_by_id.push((id, tool, input));
                 } else {
                     let call = json!({
                         "harness": self.harness,
@@ -603,6 +700,12 @@ impl<'a> Transcript<'a> {
                 } else if !self.bureau_ids.contains(&id) {
                     let call = json!({"harness": self.harness, "id": id});
                     self.record_call(call, Some((output, is_error)));
+                } else if is_error
+                    && let Some((_, tool, input)) =
+                        self.bureau_calls_by_id.iter().find(|(c, _, _)| *c == id)
+                {
+                    self.bureau_failed
+                        .push((id.clone(), tool.clone(), input.clone(), output));
                 }
             }
             Event::Usage(u) => self.usage = Some(u),
@@ -616,6 +719,14 @@ impl<'a> Transcript<'a> {
                 self.tools
                     .note(json!({"harness_warning": {"harness": self.harness, "message": w}}));
             }
+            Event::Failed(e) => {
+                self.tools.note(json!({"harness_error": {
+                    "harness": self.harness, "message": e, "turn_failed": true
+                }}));
+                self.errors.push(e.clone());
+                self.failed = Some(e);
+            }
+            Event::Limit { limit, detail } => self.limit = Some((limit, detail)),
             Event::Unparsed(line) => {
                 self.unparsed_total += 1;
                 if self.unparsed.len() < UNPARSED_KEPT {
@@ -651,6 +762,29 @@ impl<'a> Transcript<'a> {
             _ => {}
         }
         self.flush_message();
+        // Calls of Bureau's tools that the harness reports but Bureau never received (the
+        // harness refused them, or failed before sending them): the session counted fewer
+        // calls than the harness reports. The failed ones it reports are those calls.
+        let received = u64::from(self.tools.calls_made());
+        let unreached = self.bureau_calls.saturating_sub(received);
+        if unreached > 0 {
+            let failed = std::mem::take(&mut self.bureau_failed);
+            let skip = failed.len().saturating_sub(unreached as usize);
+            for (id, tool, input, output) in failed.into_iter().skip(skip) {
+                self.tools.note(json!({"harness_call_not_received": {
+                    "harness": self.harness,
+                    "id": id,
+                    "tool": tool,
+                    "input": input,
+                    "error": output,
+                }}));
+            }
+            self.tools.note(json!({"harness_calls_not_received": {
+                "harness": self.harness,
+                "reported": self.bureau_calls,
+                "received": received,
+            }}));
+        }
         if self.unparsed_total > 0 {
             self.tools.note(json!({"harness_output": {
                 "harness": self.harness,
@@ -739,6 +873,8 @@ impl<'a> Transcript<'a> {
             session: self.session,
             errors: self.errors,
             usage_total,
+            failed: self.failed,
+            limit: self.limit,
         }
     }
 }

@@ -112,6 +112,10 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
         "{steps:#?}"
     );
     assert!(notes(&steps, "harness_error").is_empty(), "{steps:#?}");
+    assert!(
+        notes(&steps, "harness_calls_not_received").is_empty(),
+        "{steps:#?}"
+    );
     // Codex's own shell is a harness tool call, with its output.
     let native = notes(&steps, "harness_tool_call");
     assert_eq!(native.len(), 1, "{steps:#?}");

@@ -104,6 +104,10 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
         "{steps:#?}"
     );
     assert!(notes(&steps, "harness_error").is_empty(), "{steps:#?}");
+    assert!(
+        notes(&steps, "harness_calls_not_received").is_empty(),
+        "{steps:#?}"
+    );
     assert!(notes(&steps, "harness_warning").is_empty(), "{steps:#?}");
     // OpenClaw's own tool, from the transcript in its SQLite store.
     let native = notes(&steps, "harness_tool_call");

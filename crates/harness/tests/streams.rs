@@ -127,11 +127,26 @@ fn claude_code_stream_json_gives_messages_native_and_bureau_calls_usage_and_cost
 }
 
 #[test]
-fn a_claude_code_error_result_is_an_error_with_its_usage() {
+fn claude_codes_max_turns_is_a_limit_with_its_usage() {
     let events = parse_all(Format::ClaudeCode, &sample("claude-code/error.jsonl"), "");
     assert!(finals(&events).is_empty());
-    assert!(events.contains(&Event::Error("error_max_turns".into())));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Limit { limit, .. } if limit == "harness_max_turns"
+    )));
     assert_eq!(last_usage(&events).cost_usd, Some(0.0031));
+}
+
+/// Claude Code reports a refused API call as `subtype: success` with `is_error: true` and
+/// exits 0: a failed turn, never a final answer.
+#[test]
+fn a_claude_code_success_with_is_error_is_a_failed_turn() {
+    let line = r#"{"type":"result","subtype":"success","is_error":true,"num_turns":1,"result":"Invalid API key · Fix external API key","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}"#;
+    let events = parse_all(Format::ClaudeCode, line, "");
+    assert!(finals(&events).is_empty());
+    assert!(events.contains(&Event::Failed(
+        "success Invalid API key · Fix external API key".into()
+    )));
 }
 
 fn errors(events: &[Event]) -> Vec<&str> {
@@ -204,17 +219,30 @@ fn a_resumed_codex_turn_names_the_same_thread_and_reports_the_threads_running_to
 }
 
 #[test]
-fn a_bureau_call_codex_refused_is_an_error_not_a_bureau_call() {
-    // Without `default_tools_approval_mode = "approve"`, Codex refuses Bureau's writing tools.
+fn a_bureau_call_codex_refused_is_an_error_result_with_codexs_message() {
+    // Without `default_tools_approval_mode = "approve"`, Codex refuses Bureau's writing tools:
+    // the call is reported with an error result (the agent notes that Bureau never got it).
     let events = parse_all(Format::Codex, &sample("codex/refused.jsonl"), "");
     assert_eq!(
-        errors(&events),
+        calls(&events),
         [
-            "codex reports that its call of Bureau's tool `files_write` failed: MCP tool call requires approval, but approval policy is never"
+            ("mcp:bureau:files_write", true),
+            ("mcp:bureau:mail_send", true)
         ]
     );
-    // Only the call that reached Bureau counts as Bureau's.
-    assert_eq!(calls(&events), [("mcp:bureau:mail_send", true)]);
+    assert_eq!(results(&events), [("item_1", true), ("item_2", false)]);
+    let refusal = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolResult { id, output, .. } if id == "item_1" => Some(output),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        refusal,
+        &json!({"message": "MCP tool call requires approval, but approval policy is never"})
+    );
+    assert!(errors(&events).is_empty());
 }
 
 #[test]
@@ -242,14 +270,38 @@ fn a_bureau_error_result_and_codexs_own_command_are_read_with_their_outcomes() {
 }
 
 #[test]
-fn a_failed_codex_turn_reports_its_error_once() {
+fn a_failed_codex_turn_is_one_failure() {
     let events = parse_all(Format::Codex, &sample("codex/failed.jsonl"), "");
-    // `error` and then `turn.failed` with the same message: one error.
-    let errors = errors(&events);
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].contains("The scripted model refuses this request."));
+    // `error` and then `turn.failed` with the same message: the turn's failure, once.
+    assert!(errors(&events).is_empty(), "{events:?}");
+    let failed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Failed(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(failed[0].contains("The scripted model refuses this request."));
     assert!(finals(&events).is_empty());
     assert!(!events.iter().any(|e| matches!(e, Event::Usage(_))));
+}
+
+#[test]
+fn a_codex_error_not_followed_by_turn_failed_is_an_error() {
+    let stream = concat!(
+        r#"{"type":"thread.started","thread_id":"t"}"#,
+        "\n",
+        r#"{"type":"error","message":"Reconnecting... 1/5"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}"#,
+        "\n",
+        r#"{"type":"error","message":"stream closed"}"#,
+        "\n",
+    );
+    let events = parse_all(Format::Codex, stream, "");
+    assert_eq!(errors(&events), ["Reconnecting... 1/5", "stream closed"]);
+    assert!(!events.iter().any(|e| matches!(e, Event::Failed(_))));
 }
 
 /// OpenClaw 2026.9.6's own output (captured against Bureau's endpoint and a scripted model).

@@ -375,6 +375,21 @@ impl Agent for LlmAgent {
         self.name.clone()
     }
 
+    /// The model and its endpoint: the key was found when the agent was made (else making
+    /// it failed, naming the variable); the endpoint must accept a connection.
+    fn diagnose(&self) -> Vec<crate::doctor::Check> {
+        vec![
+            crate::doctor::Check::ok(
+                "model",
+                format!(
+                    "{} (key and settings read when the agent was made)",
+                    self.def.model
+                ),
+            ),
+            crate::doctor::endpoint(&self.url, "the model API"),
+        ]
+    }
+
     fn definition(&self) -> Option<Value> {
         let mut v = serde_json::to_value(&self.def).ok()?;
         if let Some(obj) = v.as_object_mut() {

@@ -81,6 +81,20 @@ impl Harness {
         }
     }
 
+    /// The environment variables a harness reads its model endpoint from, first found wins,
+    /// and the endpoint it uses when none is set (`None`: no default).
+    pub fn endpoint_vars(&self) -> (&'static [&'static str], Option<&'static str>) {
+        match self {
+            Harness::Command => (&[], None),
+            Harness::ClaudeCode => (&["ANTHROPIC_BASE_URL"], Some("https://api.anthropic.com")),
+            Harness::Codex | Harness::OpenClaw => {
+                (&["OPENAI_BASE_URL"], Some("https://api.openai.com/v1"))
+            }
+            Harness::OpenHands => (&["LLM_BASE_URL"], None),
+            Harness::Hermes => (&["CUSTOM_BASE_URL", "OPENAI_BASE_URL"], None),
+        }
+    }
+
     /// The output format of a named adapter.
     pub fn format(&self) -> Format {
         match self {

@@ -93,11 +93,37 @@ impl StreamParser for ClaudeCodeParser {
                     raw: u,
                 }));
                 let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                if is_error {
-                    let subtype = str_of(&v, "subtype").unwrap_or_else(|| "error".into());
-                    let detail = str_of(&v, "result").unwrap_or_default();
-                    out.push(Event::Error(
-                        format!("{subtype} {detail}").trim().to_string(),
+                let subtype = str_of(&v, "subtype").unwrap_or_default();
+                let detail = str_of(&v, "result")
+                    .or_else(|| {
+                        v.get("errors")
+                            .and_then(Value::as_array)
+                            .map(|e| e.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+                            .map(|e| e.join("; "))
+                    })
+                    .unwrap_or_default();
+                if subtype == "error_max_turns" {
+                    out.push(Event::Limit {
+                        limit: "harness_max_turns".into(),
+                        detail: format!(
+                            "Claude Code stopped at its --max-turns ({} model turns)",
+                            v.get("num_turns").and_then(Value::as_u64).unwrap_or(0)
+                        ),
+                    });
+                } else if is_error || subtype.starts_with("error") {
+                    // `subtype: success` with `is_error: true` is how Claude Code reports a
+                    // failed API call (a bad key, an unknown model): not an answer.
+                    out.push(Event::Failed(
+                        format!(
+                            "{} {detail}",
+                            if subtype.is_empty() {
+                                "error"
+                            } else {
+                                &subtype
+                            }
+                        )
+                        .trim()
+                        .to_string(),
                     ));
                 } else if let Some(text) = str_of(&v, "result") {
                     out.push(Event::Final(text));

@@ -17,10 +17,12 @@
 //!   running total**: on a resumed turn (`codex exec resume <id>`) it includes the earlier
 //!   turns. The parser reports it as it is; the agent subtracts the previous turn's total of
 //!   the same thread (`CommandAgent`, `adapter::Harness::cumulative_usage`).
-//! * a failure is an `error` event and then a `turn.failed` with the same message: one error.
+//! * a failure is an `error` event and then a `turn.failed` with the same message: one
+//!   [`Event::Failed`] (the turn did not complete).
 //! * an `error` *item* is a warning Codex goes on after (`Model metadata for ... not found`).
 //! * an MCP call Codex refused or could not make has `status: failed` and `error.message`
-//!   (`MCP tool call requires approval, but approval policy is never`); one the server
+//!   (`MCP tool call requires approval, but approval policy is never`): an error result (for
+//!   Bureau's tools the agent then notes the call Bureau never received); one the server
 //!   answered with `isError` has `status: failed` and its `result` (`is_error` in the result is
 //!   read too).
 //! * Codex never names the model in this stream.
@@ -38,8 +40,9 @@ pub struct CodexParser {
     /// Items started and not completed yet, by id.
     started: BTreeMap<String, Value>,
     last_message: Option<String>,
-    /// The last error reported (`turn.failed` repeats the `error` before it).
-    last_error: Option<String>,
+    /// An `error` not yet recorded: a `turn.failed` repeating it right after makes it the
+    /// turn's failure, recorded once.
+    pending_error: Option<String>,
 }
 
 impl StreamParser for CodexParser {
@@ -50,7 +53,13 @@ impl StreamParser for CodexParser {
         };
         let v = Value::Object(obj);
         let mut out = Vec::new();
-        match v.get("type").and_then(Value::as_str) {
+        let kind = v.get("type").and_then(Value::as_str);
+        if kind != Some("turn.failed")
+            && let Some(e) = self.pending_error.take()
+        {
+            out.push(Event::Error(e));
+        }
+        match kind {
             Some("thread.started") => {
                 if let Some(id) = str_of(&v, "thread_id") {
                     out.push(Event::Session(id));
@@ -76,17 +85,16 @@ impl StreamParser for CodexParser {
                     .get("error")
                     .and_then(|e| str_of(e, "message"))
                     .unwrap_or_else(|| "turn failed".into());
-                if self.last_error.as_deref() != Some(msg.as_str()) {
-                    out.push(Event::Error(msg.clone()));
+                // Codex prints the failure as `error` and then `turn.failed`: one failure.
+                if let Some(e) = self.pending_error.take()
+                    && e != msg
+                {
+                    out.push(Event::Error(e));
                 }
-                self.last_error = Some(msg);
+                out.push(Event::Failed(msg));
             }
             Some("error") => {
-                let msg = str_of(&v, "message").unwrap_or_else(|| "error".into());
-                if self.last_error.as_deref() != Some(msg.as_str()) {
-                    out.push(Event::Error(msg.clone()));
-                }
-                self.last_error = Some(msg);
+                self.pending_error = Some(str_of(&v, "message").unwrap_or_else(|| "error".into()));
             }
             Some("item.started") => {
                 if let Some(item) = v.get("item")
@@ -109,9 +117,14 @@ impl StreamParser for CodexParser {
     }
 
     fn finish(&mut self, _stderr: &str) -> Vec<Event> {
+        let mut out: Vec<Event> = self
+            .pending_error
+            .take()
+            .map(Event::Error)
+            .into_iter()
+            .collect();
         // Items the harness started but never completed (it was stopped): the call, no result.
         let started = std::mem::take(&mut self.started);
-        let mut out = Vec::new();
         for item in started.values() {
             out.extend(self.item(item, false));
         }
@@ -172,27 +185,17 @@ impl CodexParser {
             Some("mcp_tool_call") => {
                 let server = str_of(item, "server").unwrap_or_default();
                 let tool = str_of(item, "tool").unwrap_or_default();
-                let error = item
-                    .get("error")
-                    .filter(|e| completed && !e.is_null())
-                    .map(|e| str_of(e, "message").unwrap_or_else(|| e.to_string()));
-                if let (Some(message), "bureau") = (&error, server.as_str()) {
-                    // Codex got no answer from Bureau (it refused the call itself, or the call
-                    // failed on the way): no `tool_call` step may exist, so it is said here.
-                    out.push(Event::Error(format!(
-                        "codex reports that its call of Bureau's tool `{tool}` failed: {message}"
-                    )));
-                    return out;
-                }
                 out.push(call(
                     &format!("mcp:{server}:{tool}"),
                     item.get("arguments").cloned().unwrap_or(Value::Null),
                     server == "bureau",
                 ));
                 if completed {
-                    out.push(match (error, item.get("error")) {
-                        (Some(_), Some(e)) => result(e.clone(), true),
-                        _ => {
+                    // An `error` (Codex refused the call, or got no answer): an error result —
+                    // for Bureau's tools, the agent notes the call Bureau never received.
+                    out.push(match item.get("error").filter(|e| !e.is_null()) {
+                        Some(e) => result(e.clone(), true),
+                        None => {
                             let res = item.get("result").cloned().unwrap_or(Value::Null);
                             let is_error = failed
                                 || ["is_error", "isError"]

@@ -118,8 +118,15 @@ pub enum Event {
     Usage(HarnessUsage),
     /// The turn's final answer, as the harness marks it.
     Final(String),
-    /// The harness reported a failure of the turn.
+    /// The harness reported an error (recorded; the turn may still go on).
     Error(String),
+    /// The harness marked the turn itself as failed (Claude Code's `result` with `is_error`,
+    /// whatever its `subtype`; Codex's `turn.failed`): the turn did not complete, so the
+    /// attempt is an `error`, even when the process exits 0.
+    Failed(String),
+    /// The harness stopped the turn at a limit of its own (Claude Code's `--max-turns`):
+    /// the agent's limit, recorded as `limit_reached`, and the trial is scored.
+    Limit { limit: String, detail: String },
     /// The harness reported a problem it went on after (recorded, not a failure).
     Warning(String),
     /// A line that is not in the harness's format (kept for the record).

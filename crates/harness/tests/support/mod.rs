@@ -78,6 +78,11 @@ pub struct ModelServer {
 impl ModelServer {
     /// Start `support/models/<wire>.py` (`anthropic`, `responses` or `chat`) with `script`.
     pub fn start(wire: &str, script: &serde_json::Value) -> ModelServer {
+        ModelServer::start_with(wire, script, &[])
+    }
+
+    /// [`ModelServer::start`] with more arguments for the server (`--require-key K`).
+    pub fn start_with(wire: &str, script: &serde_json::Value, extra: &[&str]) -> ModelServer {
         let dir = tempfile::tempdir().unwrap();
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, serde_json::to_vec_pretty(script).unwrap()).unwrap();
@@ -94,6 +99,7 @@ impl ModelServer {
             .arg(&port_file)
             .arg("--log")
             .arg(&log)
+            .args(extra)
             .stdin(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("python3 {}: {e}", server.display()));

@@ -2,7 +2,7 @@
 """A scripted Anthropic Messages API server, for the tests that run real harnesses
 (crates/harness/tests/real_claude_code.rs).
 
-    anthropic.py --script SCRIPT.json --port-file FILE --log REQUESTS.jsonl
+    anthropic.py --script SCRIPT.json --port-file FILE --log REQUESTS.jsonl [--require-key K]
 
 It listens on 127.0.0.1 (a free port, written to --port-file) and answers
 `POST /v1/messages` (with or without `?beta=true`), streaming (SSE, as Claude Code asks) or
@@ -30,7 +30,8 @@ LOCK = threading.Lock()
 
 
 class State:
-    def __init__(self, script, log):
+    def __init__(self, script, log, require_key=None):
+        self.require_key = require_key
         self.script = script
         self.next = 0
         self.log = log
@@ -109,6 +110,12 @@ class Handler(BaseHTTPRequestHandler):
                                                              "message": self.path}})
             return
         st = self.state
+        if st.require_key and self.headers.get("x-api-key") != st.require_key:
+            with LOCK, open(st.log, "a") as f:
+                f.write(json.dumps({"path": self.path, "step": None, "refused": "key"}) + "\n")
+            self.reply_json(401, {"type": "error", "error": {"type": "authentication_error",
+                                                             "message": "invalid x-api-key"}})
+            return
         tools = body.get("tools") or []
         with LOCK:
             step = None
@@ -177,10 +184,11 @@ def main():
     p.add_argument("--script", required=True)
     p.add_argument("--port-file", required=True)
     p.add_argument("--log", required=True)
+    p.add_argument("--require-key", help="answer 401 to requests without this x-api-key")
     a = p.parse_args()
     with open(a.script) as f:
         script = json.load(f)
-    Handler.state = State(script, a.log)
+    Handler.state = State(script, a.log, a.require_key)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     with open(a.port_file + ".tmp", "w") as f:
