@@ -24,6 +24,16 @@ use support::ModelServer;
 /// `model` if given — else the model is only in that `CODEX_HOME`'s `config.toml`, as a user's
 /// own default would be, and Bureau is not told it.
 fn agents_file(dir: &Path, server: &ModelServer, model: Option<&str>) -> std::path::PathBuf {
+    agents_file_with(dir, server, model, &[])
+}
+
+/// [`agents_file`] with `extra` arguments after the provider's.
+fn agents_file_with(
+    dir: &Path,
+    server: &ModelServer,
+    model: Option<&str>,
+    extra: &[&str],
+) -> std::path::PathBuf {
     let home = dir.join("codex-home");
     std::fs::create_dir_all(&home).unwrap();
     if model.is_none() {
@@ -39,10 +49,14 @@ fn agents_file(dir: &Path, server: &ModelServer, model: Option<&str>) -> std::pa
         format!(
             "[agents.cx]\nharness = \"codex\"\n{}\
              env = {{ CODEX_HOME = {}, OPENAI_API_KEY = \"sk-scripted\" }}\n\
-             args = [\"-c\", \"model_provider=\\\"scripted\\\"\", \"-c\", {}]\n",
+             args = [\"-c\", \"model_provider=\\\"scripted\\\"\", \"-c\", {}{}]\n",
             model.map_or(String::new(), |m| format!("model = {}\n", toml_str(m))),
             toml_str(&home.to_string_lossy()),
             toml_str(&provider),
+            extra
+                .iter()
+                .map(|a| format!(", {}", toml_str(a)))
+                .collect::<String>(),
         ),
     )
     .unwrap();
@@ -300,4 +314,71 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
         files(&trial.join("world/workspace")),
         ["memo.md", "notes/", "notes/budget.txt", "readme.txt"]
     );
+}
+
+/// The user's report: with Codex's approval policy left as it is, Codex refuses Bureau's
+/// writing tools and the trial used to end as an ordinary failure with no trace. The refusal
+/// is now in the trajectory, with Codex's message.
+#[test]
+#[ignore = "runs the real harness: .ci/run's harness step installs it"]
+fn a_bureau_call_codex_refuses_is_noted_with_codexs_message() {
+    if harness("codex", "codex").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("memo1");
+    write_one_turn_memo_task(&task);
+    let server = ModelServer::start(
+        "responses",
+        &json!([
+            call(
+                "files_write",
+                json!({"path": "memo.md", "content": "The meeting moved to Friday.\n"}),
+                400,
+                100,
+                30
+            ),
+            text("Done.", 600, 400, 20),
+        ]),
+    );
+    // A later `-c` wins: Bureau's tools back under Codex's approval prompt, which `exec` cannot ask.
+    let agents = agents_file_with(
+        dir.path(),
+        &server,
+        Some("gpt-5-codex"),
+        &[
+            "-c",
+            "mcp_servers.bureau.default_tools_approval_mode=\"prompt\"",
+        ],
+    );
+    let out = dir.path().join("run");
+    let outcome = run(&task, "cx", &out, &agents);
+    assert_eq!((outcome.passed, outcome.errored), (0, 0));
+    let trial = out.join("trials/memo1/cx/1");
+    let steps = lines(&trial.join("trajectory.jsonl"));
+    assert_eq!(
+        of(&steps, "tool_call").count(),
+        0,
+        "Bureau never got the call"
+    );
+    let unreached = notes(&steps, "harness_call_not_received");
+    assert_eq!(unreached.len(), 1, "{steps:#?}");
+    assert_eq!(unreached[0]["tool"], "mcp:bureau:files_write");
+    assert_eq!(unreached[0]["input"]["path"], "memo.md");
+    assert!(
+        unreached[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("requires approval")),
+        "{unreached:#?}"
+    );
+    let counts = notes(&steps, "harness_calls_not_received");
+    assert_eq!(counts.len(), 1);
+    assert_eq!(
+        (
+            counts[0]["reported"].as_u64(),
+            counts[0]["received"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
+    assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
 }
