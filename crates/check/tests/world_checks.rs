@@ -711,6 +711,19 @@ fn mail_sent_predicate() {
         all(|m| m.attachments = vec!["budget.csv".into()]),
         VerdictStatus::Passed
     );
+    // `contains`: each keyword in the subject or the body, not necessarily the same one.
+    assert_eq!(
+        all(|m| m.contains = vec!["v2".into(), "11,917.50".into()]),
+        VerdictStatus::Passed
+    );
+    assert_eq!(
+        all(|m| m.contains = vec!["v2".into(), "lunch".into()]),
+        VerdictStatus::Failed
+    );
+    let mut mentions = filter.clone();
+    mentions.contains = vec!["total".into()];
+    let (_, d) = f.predicate(Predicate::MailSent(mentions));
+    assert!(d.contains("mentioning 'total' in subject or body"), "{d}");
     assert_eq!(
         all(|m| m.attachments = vec!["other.csv".into()]),
         VerdictStatus::Failed

@@ -181,6 +181,9 @@ fn mail_matches(m: &StoredMail, f: &MailSentFilter) -> bool {
         && f.body_excludes
             .iter()
             .all(|k| !contains_keyword(&p.text, k))
+        && f.contains
+            .iter()
+            .all(|k| contains_keyword(&p.subject, k) || contains_keyword(&p.text, k))
         && f.attachments.iter().all(|name| {
             p.attachments
                 .iter()
@@ -210,6 +213,12 @@ fn describe_mail_filter(f: &MailSentFilter) -> String {
     }
     if !f.body_excludes.is_empty() {
         parts.push(format!("with body without {}", quoted(&f.body_excludes)));
+    }
+    if !f.contains.is_empty() {
+        parts.push(format!(
+            "mentioning {} in subject or body",
+            quoted(&f.contains)
+        ));
     }
     if !f.attachments.is_empty() {
         parts.push(format!("attaching {}", quoted(&f.attachments)));

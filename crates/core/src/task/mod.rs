@@ -316,6 +316,10 @@ pub struct MailSentFilter {
     pub body_contains: Vec<String>,
     #[serde(default)]
     pub body_excludes: Vec<String>,
+    /// Each keyword must be in the subject or the body (either one; OfficeBench's
+    /// `evaluate_contain` on an email reads both together).
+    #[serde(default)]
+    pub contains: Vec<String>,
     /// Each name must be the file name of an attachment.
     #[serde(default)]
     pub attachments: Vec<String>,
