@@ -30,6 +30,9 @@ const UNPARSED_KEPT: usize = 20;
 /// How long `<program> --version` may take (OpenHands's CLI takes 12–27 s to start).
 const VERSION_TIMEOUT: Duration = Duration::from_secs(45);
 
+/// How long reading a harness's transcript after a turn may take.
+const TRANSCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A third-party harness as a Bureau agent.
 ///
 /// On its first turn it starts a [`TrialEndpoint`] on the trial's world and writes the MCP
@@ -55,6 +58,9 @@ struct Trial {
     env: BTreeMap<String, String>,
     session: Option<String>,
     trial_session: String,
+    /// The session and its running total of usage after the previous turn, for harnesses that
+    /// report running totals ([`Harness::cumulative_usage`]).
+    usage_total: Option<(String, HarnessUsage)>,
 }
 
 impl std::fmt::Debug for CommandAgent {
@@ -218,6 +224,7 @@ impl CommandAgent {
                 env,
                 session: None,
                 trial_session,
+                usage_total: None,
             });
         }
         self.trial
@@ -321,6 +328,7 @@ impl Agent for CommandAgent {
         let format = self.format;
         let template = self.template.clone();
         let model = self.def.model.clone();
+        let recorded_model = harness.model(&self.def);
         let agent_wall = self.def.wall_seconds.map(Duration::from_secs);
         let program = self.program().to_string();
         let price = self.def.price.clone();
@@ -387,6 +395,9 @@ impl Agent for CommandAgent {
             .map_err(|e| AgentError::Failed(format!("serving the turn over MCP: {e}")))?;
         let mut parser = format.parser();
         let mut transcript = Transcript::new(tools, harness.as_str());
+        if harness.cumulative_usage() {
+            transcript.usage_before = trial.usage_total.clone();
+        }
         let ran = process::run(
             &Spawn {
                 argv: &argv,
@@ -413,9 +424,27 @@ impl Agent for CommandAgent {
         for event in parser.finish(&finished.stderr_tail) {
             transcript.event(event);
         }
-        let outcome = transcript.finish(&argv, &model, price.as_ref(), &finished);
+        // The part of the turn the harness keeps apart from its output (OpenClaw's transcript).
+        if let Some(session) = transcript.session.clone()
+            && let Some(reader) = adapter::transcript_reader(harness, trial.dir.path(), &session)
+        {
+            for event in read_transcript(&reader, trial, &mut *parser, &session) {
+                transcript.event(event);
+            }
+        }
+        // A model neither the harness's output nor the agent names: where the harness keeps it.
+        if transcript.model.is_none()
+            && recorded_model.is_none()
+            && let Some(session) = &transcript.session
+        {
+            transcript.model = harness.session_model(&trial.env, session);
+        }
+        let outcome = transcript.finish(&argv, &recorded_model, price.as_ref(), &finished);
         if let Some(session) = &outcome.session {
             trial.session = Some(session.clone());
+        }
+        if let (Some(session), Some(total)) = (&outcome.session, outcome.usage_total) {
+            trial.usage_total = Some((session.clone(), total));
         }
 
         if finished.interrupted {
@@ -490,6 +519,48 @@ impl Agent for CommandAgent {
     }
 }
 
+/// Run the harness's transcript `reader` (its environment, the private directory as working
+/// directory) and parse what it prints; a reader that fails leaves a warning, never silence.
+fn read_transcript(
+    reader: &[String],
+    trial: &Trial,
+    parser: &mut dyn crate::stream::StreamParser,
+    session: &str,
+) -> Vec<Event> {
+    let mut text = String::new();
+    let ran = process::run(
+        &Spawn {
+            argv: reader,
+            cwd: trial.dir.path(),
+            env: &trial.env,
+            deadline: TRANSCRIPT_TIMEOUT,
+            entry: None,
+        },
+        |line| {
+            text.push_str(line);
+            text.push('\n');
+        },
+    );
+    let failure = match ran {
+        Err(e) => Some(format!("cannot start `{}`: {e}", reader[0])),
+        Ok(done) if done.timed_out => {
+            Some(format!("it ran past {} s", TRANSCRIPT_TIMEOUT.as_secs()))
+        }
+        Ok(done) if !done.status.is_some_and(|s| s.success()) => Some(format!(
+            "`{}` failed: {}",
+            reader[0],
+            done.stderr_tail.trim()
+        )),
+        Ok(_) => None,
+    };
+    match failure {
+        Some(why) => vec![Event::Warning(format!(
+            "the harness's transcript of session {session} (its own tool calls) could not be read: {why}"
+        ))],
+        None => parser.transcript(&text),
+    }
+}
+
 /// The end of stderr and the harness's own error reports, for an error message.
 fn tail_note(stderr: &str, errors: &[String]) -> String {
     let mut note = String::new();
@@ -513,6 +584,8 @@ struct Outcome {
     final_message: Option<String>,
     session: Option<String>,
     errors: Vec<String>,
+    /// The usage as the harness reported it (a running total where the harness keeps one).
+    usage_total: Option<HarnessUsage>,
     /// The harness marked the turn as failed.
     failed: Option<String>,
     /// The harness stopped the turn at a limit of its own.
@@ -528,7 +601,8 @@ struct Outcome {
 /// * calls of Bureau's MCP server → nothing (the tool session recorded them as `tool_call`
 ///   steps; counted in the usage step's `bureau_tool_calls`);
 /// * usage → one `model_call` step per turn (provider = the harness);
-/// * errors the harness reports → `note` steps `{"harness_error": ...}`.
+/// * errors the harness reports → `note` steps `{"harness_error": ...}`, problems it went on
+///   after → `{"harness_warning": ...}`.
 struct Transcript<'a> {
     tools: &'a ToolSession,
     harness: &'static str,
@@ -537,6 +611,8 @@ struct Transcript<'a> {
     bureau_ids: Vec<String>,
     bureau_calls: u64,
     usage: Option<HarnessUsage>,
+    /// The session's running total after the previous turn, where usage is reported so.
+    usage_before: Option<(String, HarnessUsage)>,
     final_message: Option<String>,
     session: Option<String>,
     model: Option<String>,
@@ -560,6 +636,7 @@ impl<'a> Transcript<'a> {
             bureau_ids: Vec::new(),
             bureau_calls: 0,
             usage: None,
+            usage_before: None,
             final_message: None,
             session: None,
             model: None,
@@ -638,6 +715,10 @@ impl<'a> Transcript<'a> {
                     .note(json!({"harness_error": {"harness": self.harness, "message": e}}));
                 self.errors.push(e);
             }
+            Event::Warning(w) => {
+                self.tools
+                    .note(json!({"harness_warning": {"harness": self.harness, "message": w}}));
+            }
             Event::Failed(e) => {
                 self.tools.note(json!({"harness_error": {
                     "harness": self.harness, "message": e, "turn_failed": true
@@ -711,7 +792,27 @@ impl<'a> Transcript<'a> {
                 "first_lines": self.unparsed,
             }}));
         }
-        let response = json!({
+        // A running total less the previous turn's of the same session: this turn's usage.
+        let usage_total = self.usage.clone();
+        let mut previous_total = Value::Null;
+        if let (Some(u), Some((session, before))) = (&mut self.usage, &self.usage_before)
+            && self.session.as_ref() == Some(session)
+        {
+            u.input_tokens = u.input_tokens.saturating_sub(before.input_tokens);
+            u.cached_input_tokens = u
+                .cached_input_tokens
+                .saturating_sub(before.cached_input_tokens);
+            u.cache_write_tokens = u
+                .cache_write_tokens
+                .saturating_sub(before.cache_write_tokens);
+            u.output_tokens = u.output_tokens.saturating_sub(before.output_tokens);
+            u.cost_usd = match (u.cost_usd, before.cost_usd) {
+                (Some(now), Some(then)) => Some((now - then).max(0.0)),
+                (now, _) => now,
+            };
+            previous_total = before.raw.clone();
+        }
+        let mut response = json!({
             "session_id": self.session,
             "exit_code": finished.status.and_then(|s| s.code()),
             "timed_out": finished.timed_out,
@@ -721,6 +822,9 @@ impl<'a> Transcript<'a> {
             "model_calls": self.usage.as_ref().and_then(|u| u.model_calls),
             "usage": self.usage.as_ref().map(|u| u.raw.clone()),
         });
+        if !previous_total.is_null() {
+            response["usage_session_total_before"] = previous_total;
+        }
         let model = self
             .model
             .clone()
@@ -768,6 +872,7 @@ impl<'a> Transcript<'a> {
             final_message: self.final_message,
             session: self.session,
             errors: self.errors,
+            usage_total,
             failed: self.failed,
             limit: self.limit,
         }

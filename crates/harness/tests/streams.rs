@@ -149,87 +149,171 @@ fn a_claude_code_success_with_is_error_is_a_failed_turn() {
     )));
 }
 
+fn errors(events: &[Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn warnings(events: &[Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Warning(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Codex 0.169.0's own output (captured against Bureau's endpoint and a scripted model).
 #[test]
-fn codex_exec_json_gives_items_usage_and_the_thread_to_resume() {
+fn codex_exec_json_gives_bureau_calls_usage_and_the_thread_to_resume() {
     let events = parse_all(Format::Codex, &sample("codex/turn1.jsonl"), "");
-    assert_eq!(sessions(&events), ["0199a213-81c0-7800-8aa1-bbab2a035a53"]);
+    assert_eq!(sessions(&events), ["01a213e6-3c40-7000-87e1-dec28b750254"]);
     assert_eq!(
         calls(&events),
         [
-            ("command_execution", false),
             ("mcp:bureau:files_write", true),
-            ("command_execution", false),
             ("mcp:bureau:mail_send", true)
         ]
     );
-    assert_eq!(
-        results(&events),
-        [
-            ("item_1", false),
-            ("item_2", false),
-            ("item_3", true),
-            ("item_4", false)
-        ]
-    );
-    assert_eq!(
-        messages(&events),
-        ["memo.md now says the meeting moved to Friday and Bob has been mailed."]
-    );
-    assert_eq!(
-        finals(&events),
-        ["memo.md now says the meeting moved to Friday and Bob has been mailed."]
-    );
+    assert_eq!(results(&events), [("item_1", false), ("item_2", false)]);
+    assert_eq!(messages(&events), ["Memo written and Bob told."]);
+    assert_eq!(finals(&events), ["Memo written and Bob told."]);
     let u = last_usage(&events);
     assert_eq!(
         (u.input_tokens, u.cached_input_tokens, u.output_tokens),
-        (24763, 24448, 122)
+        (1500, 800, 90)
     );
     assert_eq!(u.cost_usd, None);
-    let cmd = events
+    // Codex's warning that it has no metadata for the model is an error *item*: it went on.
+    assert!(errors(&events).is_empty(), "{events:?}");
+    assert_eq!(warnings(&events).len(), 1);
+    assert!(warnings(&events)[0].starts_with("Model metadata for `gpt-5-codex` not found"));
+    // Codex never names the model.
+    assert!(!events.iter().any(|e| matches!(e, Event::Model(_))));
+}
+
+#[test]
+fn a_resumed_codex_turn_names_the_same_thread_and_reports_the_threads_running_total() {
+    let events = parse_all(Format::Codex, &sample("codex/turn2-resumed.jsonl"), "");
+    assert_eq!(sessions(&events), ["01a213e6-3c40-7000-87e1-dec28b750254"]);
+    assert_eq!(
+        calls(&events),
+        [
+            ("mcp:bureau:files_read", true),
+            ("mcp:bureau:files_edit", true)
+        ]
+    );
+    assert_eq!(finals(&events), ["Budget added."]);
+    // The thread's total (turn 1's 1500 + this turn's 2400): the agent subtracts turn 1's.
+    let u = last_usage(&events);
+    assert_eq!(
+        (u.input_tokens, u.cached_input_tokens, u.output_tokens),
+        (3900, 2600, 165)
+    );
+}
+
+#[test]
+fn a_bureau_call_codex_refused_is_an_error_result_with_codexs_message() {
+    // Without `default_tools_approval_mode = "approve"`, Codex refuses Bureau's writing tools:
+    // the call is reported with an error result (the agent notes that Bureau never got it).
+    let events = parse_all(Format::Codex, &sample("codex/refused.jsonl"), "");
+    assert_eq!(
+        calls(&events),
+        [
+            ("mcp:bureau:files_write", true),
+            ("mcp:bureau:mail_send", true)
+        ]
+    );
+    assert_eq!(results(&events), [("item_1", true), ("item_2", false)]);
+    let refusal = events
         .iter()
         .find_map(|e| match e {
-            Event::ToolCall { input, .. } => Some(input),
+            Event::ToolResult { id, output, .. } if id == "item_1" => Some(output),
             _ => None,
         })
         .unwrap();
-    assert_eq!(cmd, &json!({"command": "bash -lc ls"}));
-}
-
-#[test]
-fn a_failed_codex_turn_reports_its_errors_and_the_unfinished_command() {
-    let events = parse_all(Format::Codex, &sample("codex/failed.jsonl"), "");
-    let errors: Vec<&Event> = events
-        .iter()
-        .filter(|e| matches!(e, Event::Error(_)))
-        .collect();
-    assert_eq!(errors.len(), 2);
-    assert_eq!(calls(&events), [("command_execution", false)]);
-    assert!(results(&events).is_empty(), "the command never completed");
-    assert!(finals(&events).is_empty());
-}
-
-#[test]
-fn openclaw_envelope_and_transcript_give_this_turns_calls_usage_and_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let session = dir.path().join("session.jsonl");
-    std::fs::write(&session, sample("openclaw/session.jsonl")).unwrap();
-    let stdout =
-        sample("openclaw/turn1.stdout").replace("SESSION_FILE", &session.to_string_lossy());
-    let events = parse_all(Format::OpenClaw, &stdout, "");
-    assert_eq!(sessions(&events), ["bureau-7f3a"]);
-    // Only the rows after the last user message: not "Earlier answer."
     assert_eq!(
-        messages(&events),
-        [
-            "Let me look.",
-            "memo.md now says the meeting moved to Friday; Bob has been mailed."
-        ]
+        refusal,
+        &json!({"message": "MCP tool call requires approval, but approval policy is never"})
     );
+    assert!(errors(&events).is_empty());
+}
+
+#[test]
+fn a_bureau_error_result_and_codexs_own_command_are_read_with_their_outcomes() {
+    let events = parse_all(Format::Codex, &sample("codex/tool-error.jsonl"), "");
     assert_eq!(
         calls(&events),
-        [("exec", false), ("bureau__files_write", true)]
+        [
+            ("mcp:bureau:files_read", true),
+            ("command_execution", false)
+        ]
     );
-    assert_eq!(results(&events), [("call_1", false), ("call_2", false)]);
+    // The tool answered with isError (Codex: status failed, the result kept): an error.
+    assert_eq!(results(&events), [("item_1", true), ("item_2", false)]);
+    let cmd = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCall { tool, input, .. } if tool == "command_execution" => Some(input),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(cmd, &json!({"command": "/bin/bash -lc ls"}));
+    assert!(errors(&events).is_empty());
+    assert_eq!(finals(&events), ["Could not read it."]);
+}
+
+#[test]
+fn a_failed_codex_turn_is_one_failure() {
+    let events = parse_all(Format::Codex, &sample("codex/failed.jsonl"), "");
+    // `error` and then `turn.failed` with the same message: the turn's failure, once.
+    assert!(errors(&events).is_empty(), "{events:?}");
+    let failed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Failed(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(failed[0].contains("The scripted model refuses this request."));
+    assert!(finals(&events).is_empty());
+    assert!(!events.iter().any(|e| matches!(e, Event::Usage(_))));
+}
+
+#[test]
+fn a_codex_error_not_followed_by_turn_failed_is_an_error() {
+    let stream = concat!(
+        r#"{"type":"thread.started","thread_id":"t"}"#,
+        "\n",
+        r#"{"type":"error","message":"Reconnecting... 1/5"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}"#,
+        "\n",
+        r#"{"type":"error","message":"stream closed"}"#,
+        "\n",
+    );
+    let events = parse_all(Format::Codex, stream, "");
+    assert_eq!(errors(&events), ["Reconnecting... 1/5", "stream closed"]);
+    assert!(!events.iter().any(|e| matches!(e, Event::Failed(_))));
+}
+
+/// OpenClaw 2026.9.6's own output (captured against Bureau's endpoint and a scripted model).
+#[test]
+fn openclaw_envelope_gives_session_model_per_turn_usage_cost_and_final_message() {
+    let mut parser = Format::OpenClaw.parser();
+    for line in sample("openclaw/turn1.stdout").lines() {
+        assert!(parser.line(line).is_empty());
+    }
+    let events = parser.finish("");
+    assert_eq!(sessions(&events), ["bureau-LZ43U1"]);
+    assert!(events.contains(&Event::Model("openai/gpt-5.4".into())));
     let u = last_usage(&events);
     assert_eq!(
         (
@@ -238,12 +322,83 @@ fn openclaw_envelope_and_transcript_give_this_turns_calls_usage_and_session() {
             u.cache_write_tokens,
             u.output_tokens
         ),
-        (1200 + 8000 + 500, 8000, 500, 310)
+        (700 + 800, 800, 0, 90)
+    );
+    assert_eq!(u.cost_usd, Some(0.0033));
+    assert_eq!(u.model_calls, Some(3));
+    assert_eq!(finals(&events), ["Memo written and Bob told."]);
+    // `sessionFile` is a session key now, not a transcript file: nothing read from it.
+    assert!(calls(&events).is_empty());
+    // Turn 2 of the same session reports its own usage, not the session's total.
+    let events = parse_all(Format::OpenClaw, &sample("openclaw/turn2.stdout"), "");
+    assert_eq!(sessions(&events), ["bureau-LZ43U1"]);
+    let u = last_usage(&events);
+    assert_eq!((u.input_tokens, u.output_tokens), (600 + 1800, 75));
+    assert_eq!(finals(&events), ["Budget added."]);
+}
+
+#[test]
+fn openclaws_transcript_gives_this_turns_calls_and_results() {
+    // The session's rows as the agent reads them from OpenClaw's SQLite store after turn 2.
+    let mut parser = Format::OpenClaw.parser();
+    let events = parser.transcript(&sample("openclaw/transcript-turn2.jsonl"));
+    assert_eq!(
+        calls(&events),
+        [("bureau__files_read", true), ("bureau__files_edit", true)]
     );
     assert_eq!(
-        finals(&events),
-        ["memo.md now says the meeting moved to Friday; Bob has been mailed."]
+        results(&events),
+        [("call_4|fc_4", false), ("call_5|fc_5", false)]
     );
+    // Only this turn's rows: not turn 1's "Memo written and Bob told."
+    assert_eq!(messages(&events), ["Budget added."]);
+    let input = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCall { input, .. } => Some(input),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(input, &json!({"path": "notes/budget.txt"}));
+}
+
+#[test]
+fn openclaws_own_tools_and_bureau_errors_are_read_from_its_transcript() {
+    let mut parser = Format::OpenClaw.parser();
+    let events = parser.transcript(&sample("openclaw/transcript-tools.jsonl"));
+    assert_eq!(
+        calls(&events),
+        [("bureau__files_read", true), ("ls", false)]
+    );
+    assert_eq!(
+        results(&events),
+        [("call_1|fc_1", true), ("call_2|fc_2", false)]
+    );
+    let ls = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolResult { id, output, .. } if id == "call_2|fc_2" => Some(output),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(ls, &json!("\"readme.txt\""));
+    assert_eq!(messages(&events), ["I could not find missing.txt."]);
+}
+
+#[test]
+fn an_openclaw_failure_envelope_is_an_error() {
+    let events = parse_all(
+        Format::OpenClaw,
+        &sample("openclaw/unknown-model.stdout"),
+        "",
+    );
+    let errors = errors(&events);
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].starts_with("Unknown model: openai/gpt-5.1."),
+        "{errors:?}"
+    );
+    assert!(finals(&events).is_empty());
 }
 
 #[test]

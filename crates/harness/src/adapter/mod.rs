@@ -74,7 +74,9 @@ impl Harness {
             Harness::ClaudeCode => "install it with `npm install -g @anthropic-ai/claude-code`",
             Harness::Codex => "install it with `npm install -g @openai/codex`",
             Harness::OpenHands => "install it with `pip install openhands`",
-            Harness::OpenClaw => "install it with `npm install -g openclaw`",
+            Harness::OpenClaw => {
+                "install it with `npm install -g openclaw@2026.9.6` under Node >= 24.16 (docs/harnesses/openclaw.md)"
+            }
             Harness::Hermes => "install it with `pip install hermes-agent`",
         }
     }
@@ -112,6 +114,31 @@ impl Harness {
             self,
             Harness::OpenHands | Harness::OpenClaw | Harness::Hermes
         )
+    }
+
+    /// Whether the harness reports a session's running total of tokens on each turn (Codex's
+    /// `turn.completed` on a resumed thread), so that a turn's usage is its total less the
+    /// previous turn's of the same session.
+    pub fn cumulative_usage(&self) -> bool {
+        *self == Harness::Codex
+    }
+
+    /// The model the agent runs, as recorded: the agent's `model`, else (Codex, which never
+    /// names it) the one its extra arguments set.
+    pub fn model(&self, def: &HarnessDef) -> Option<String> {
+        def.model.clone().or_else(|| match self {
+            Harness::Codex => codex::model_in_args(&def.args),
+            _ => None,
+        })
+    }
+
+    /// The model a harness that never names it ran the session `session` with, where the
+    /// harness keeps that apart (Codex's session rollout); `env` is its extra environment.
+    pub fn session_model(&self, env: &BTreeMap<String, String>, session: &str) -> Option<String> {
+        match self {
+            Harness::Codex => codex::rollout_model(env, session),
+            _ => None,
+        }
     }
 
     /// The command template of a named adapter (placeholders as in [`expand`]); arguments
@@ -232,6 +259,17 @@ pub fn write_mcp_config(
     Ok(path)
 }
 
+/// A command that prints, after a turn, the transcript of `session` that the harness keeps
+/// apart from its output (OpenClaw: its SQLite store), one JSON row a line; `dir` is the
+/// trial's private directory. Run with the harness's environment; its output goes to
+/// [`crate::stream::StreamParser::transcript`].
+pub fn transcript_reader(harness: Harness, dir: &Path, session: &str) -> Option<Vec<String>> {
+    match harness {
+        Harness::OpenClaw => Some(openclaw::transcript_reader(&dir.join("home"), session)),
+        _ => None,
+    }
+}
+
 /// The environment a harness runs with, beyond what it inherits: the token (for Codex), a
 /// private `HOME` for harnesses that read their MCP servers from it, and the agent's `env`.
 pub fn harness_env(
@@ -258,6 +296,9 @@ pub fn harness_env(
                 "HERMES_HOME".into(),
                 home.join(".hermes").to_string_lossy().into_owned(),
             );
+        }
+        if harness == Harness::OpenClaw {
+            openclaw::env(&home, &mut env);
         }
     }
     env.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));

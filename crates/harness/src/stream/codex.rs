@@ -10,6 +10,23 @@
 //!   `status`), `mcp_tool_call` (`server`, `tool`, `arguments`, `result`, `error`, `status`),
 //!   `web_search` (`query`), `todo_list` (`items`), `error` (`message`).
 //!
+//! As Codex 0.169 prints it (`tests/streams/codex/`, captured from the real program):
+//!
+//! * `turn.completed`'s `usage` (`input_tokens`, `cached_input_tokens`,
+//!   `cache_write_input_tokens`, `output_tokens`, `reasoning_output_tokens`) is the **thread's
+//!   running total**: on a resumed turn (`codex exec resume <id>`) it includes the earlier
+//!   turns. The parser reports it as it is; the agent subtracts the previous turn's total of
+//!   the same thread (`CommandAgent`, `adapter::Harness::cumulative_usage`).
+//! * a failure is an `error` event and then a `turn.failed` with the same message: one
+//!   [`Event::Failed`] (the turn did not complete).
+//! * an `error` *item* is a warning Codex goes on after (`Model metadata for ... not found`).
+//! * an MCP call Codex refused or could not make has `status: failed` and `error.message`
+//!   (`MCP tool call requires approval, but approval policy is never`): an error result (for
+//!   Bureau's tools the agent then notes the call Bureau never received); one the server
+//!   answered with `isError` has `status: failed` and its `result` (`is_error` in the result is
+//!   read too).
+//! * Codex never names the model in this stream.
+//!
 //! Codex's input tokens include the cached ones (OpenAI's convention). Codex reports no cost.
 
 use std::collections::BTreeMap;
@@ -23,6 +40,9 @@ pub struct CodexParser {
     /// Items started and not completed yet, by id.
     started: BTreeMap<String, Value>,
     last_message: Option<String>,
+    /// An `error` not yet recorded: a `turn.failed` repeating it right after makes it the
+    /// turn's failure, recorded once.
+    pending_error: Option<String>,
 }
 
 impl StreamParser for CodexParser {
@@ -33,7 +53,13 @@ impl StreamParser for CodexParser {
         };
         let v = Value::Object(obj);
         let mut out = Vec::new();
-        match v.get("type").and_then(Value::as_str) {
+        let kind = v.get("type").and_then(Value::as_str);
+        if kind != Some("turn.failed")
+            && let Some(e) = self.pending_error.take()
+        {
+            out.push(Event::Error(e));
+        }
+        match kind {
             Some("thread.started") => {
                 if let Some(id) = str_of(&v, "thread_id") {
                     out.push(Event::Session(id));
@@ -44,7 +70,7 @@ impl StreamParser for CodexParser {
                 out.push(Event::Usage(HarnessUsage {
                     input_tokens: u64_of(&u, "input_tokens"),
                     cached_input_tokens: u64_of(&u, "cached_input_tokens"),
-                    cache_write_tokens: 0,
+                    cache_write_tokens: u64_of(&u, "cache_write_input_tokens"),
                     output_tokens: u64_of(&u, "output_tokens"),
                     cost_usd: None,
                     model_calls: None,
@@ -59,12 +85,16 @@ impl StreamParser for CodexParser {
                     .get("error")
                     .and_then(|e| str_of(e, "message"))
                     .unwrap_or_else(|| "turn failed".into());
-                out.push(Event::Error(msg));
+                // Codex prints the failure as `error` and then `turn.failed`: one failure.
+                if let Some(e) = self.pending_error.take()
+                    && e != msg
+                {
+                    out.push(Event::Error(e));
+                }
+                out.push(Event::Failed(msg));
             }
             Some("error") => {
-                out.push(Event::Error(
-                    str_of(&v, "message").unwrap_or_else(|| "error".into()),
-                ));
+                self.pending_error = Some(str_of(&v, "message").unwrap_or_else(|| "error".into()));
             }
             Some("item.started") => {
                 if let Some(item) = v.get("item")
@@ -87,9 +117,14 @@ impl StreamParser for CodexParser {
     }
 
     fn finish(&mut self, _stderr: &str) -> Vec<Event> {
+        let mut out: Vec<Event> = self
+            .pending_error
+            .take()
+            .map(Event::Error)
+            .into_iter()
+            .collect();
         // Items the harness started but never completed (it was stopped): the call, no result.
         let started = std::mem::take(&mut self.started);
-        let mut out = Vec::new();
         for item in started.values() {
             out.extend(self.item(item, false));
         }
@@ -156,10 +191,18 @@ impl CodexParser {
                     server == "bureau",
                 ));
                 if completed {
-                    let error = item.get("error").filter(|e| !e.is_null());
-                    out.push(match error {
+                    // An `error` (Codex refused the call, or got no answer): an error result —
+                    // for Bureau's tools, the agent notes the call Bureau never received.
+                    out.push(match item.get("error").filter(|e| !e.is_null()) {
                         Some(e) => result(e.clone(), true),
-                        None => result(item.get("result").cloned().unwrap_or(Value::Null), failed),
+                        None => {
+                            let res = item.get("result").cloned().unwrap_or(Value::Null);
+                            let is_error = failed
+                                || ["is_error", "isError"]
+                                    .iter()
+                                    .any(|k| res.get(k).and_then(Value::as_bool) == Some(true));
+                            result(res, is_error)
+                        }
                     });
                 }
             }
@@ -171,7 +214,8 @@ impl CodexParser {
                 ));
             }
             Some("error") => {
-                out.push(Event::Error(
+                // Codex goes on after an error item: a warning, not the turn's failure.
+                out.push(Event::Warning(
                     str_of(item, "message").unwrap_or_else(|| "error item".into()),
                 ));
             }

@@ -127,6 +127,8 @@ pub enum Event {
     /// The harness stopped the turn at a limit of its own (Claude Code's `--max-turns`):
     /// the agent's limit, recorded as `limit_reached`, and the trial is scored.
     Limit { limit: String, detail: String },
+    /// The harness reported a problem it went on after (recorded, not a failure).
+    Warning(String),
     /// A line that is not in the harness's format (kept for the record).
     Unparsed(String),
 }
@@ -139,6 +141,13 @@ pub trait StreamParser: Send {
     /// The output ended; `stderr` is the tail of the harness's stderr.
     fn finish(&mut self, stderr: &str) -> Vec<Event> {
         let _ = stderr;
+        Vec::new()
+    }
+
+    /// The harness's transcript of the session, read after the turn where the harness keeps
+    /// it apart from its output (OpenClaw: its SQLite store), one JSON row a line.
+    fn transcript(&mut self, text: &str) -> Vec<Event> {
+        let _ = text;
         Vec::new()
     }
 }

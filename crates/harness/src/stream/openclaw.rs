@@ -1,15 +1,24 @@
-//! OpenClaw's `openclaw agent --local --json`: stdout ends with one JSON envelope
-//! (`{"payloads":[{"text","isReasoning"?}],"meta":{"agentMeta":{"sessionId","sessionFile",
-//! "usage":{"input","output","cacheRead","cacheWrite"}},"finalAssistantVisibleText"?}}`);
-//! the tool calls are in the session transcript it names (`sessionFile`, JSONL: rows
-//! `{"type":"message","message":{"role":"user"|"assistant"|"toolResult",...}}`, assistant
-//! content blocks `{"type":"text","text"}` / `{"type":"toolCall","id","name","arguments"}`,
-//! tool results with `toolCallId` and `content`).
+//! OpenClaw's `openclaw agent --local --json`: stdout ends with one JSON envelope.
 //!
-//! Only the transcript rows after its last `user` row (this turn's prompt) are read. How
-//! OpenClaw names the tools of an MCP server in its transcript is not documented; calls
-//! named `bureau__<tool>`, `bureau_<tool>`, `bureau.<tool>` or `mcp__bureau__<tool>` are
-//! taken as Bureau's (already recorded by the tool session).
+//! As OpenClaw 2026.9.6 prints it (`tests/streams/openclaw/`, captured from the real program):
+//! `{"payloads":[{"text"}],"meta":{"agentMeta":{"sessionId","sessionFile","provider","model",
+//! "usage":{"input","output","cacheRead","cacheWrite","total","cost":{"total"}},"costUsd",
+//! "assistantTurns",...},"finalAssistantVisibleText","toolSummary",...}}`, or on failure
+//! `{"ok":false,"error":{"type","message"}}`. `usage` is this run's (one turn's), not the
+//! session's; `input` excludes the cache reads. `sessionFile` is no longer a file but the
+//! session key (`agent:main:explicit:<id>`).
+//!
+//! The session transcript — the tool calls — is kept in OpenClaw's SQLite database
+//! (`<state dir>/agents/<agent>/agent/openclaw-agent.sqlite`, table `transcript_events`,
+//! one JSON row per event); the agent reads it after the turn
+//! (`adapter::transcript_reader`) and hands the rows, one JSON object a line, to
+//! [`StreamParser::transcript`]: rows `{"type":"message","message":{"role":"user"|
+//! "assistant"|"toolResult",...}}`, assistant content blocks `{"type":"text","text"}` /
+//! `{"type":"toolCall","id","name","arguments"}`, tool results with `toolCallId`, `content`
+//! and `isError`. Only the rows after the last `user` row (this turn's prompt) are read.
+//! OpenClaw names an MCP server's tools `<server>__<tool>` (`bureau__files_write`); calls
+//! named so are Bureau's (already recorded by the tool session). A `sessionFile` that is a
+//! path to a JSONL file (older OpenClaw) is still read.
 
 use serde_json::Value;
 
@@ -37,6 +46,12 @@ impl StreamParser for OpenClawParser {
             };
         };
         let mut out = Vec::new();
+        if envelope.get("ok").and_then(Value::as_bool) == Some(false) {
+            let error = envelope.get("error").cloned().unwrap_or(Value::Null);
+            out.push(Event::Error(
+                str_of(&error, "message").unwrap_or_else(|| error.to_string()),
+            ));
+        }
         let agent_meta = envelope
             .get("meta")
             .and_then(|m| m.get("agentMeta"))
@@ -45,7 +60,15 @@ impl StreamParser for OpenClawParser {
         if let Some(id) = str_of(&agent_meta, "sessionId") {
             out.push(Event::Session(id));
         }
+        if let Some(model) = str_of(&agent_meta, "model") {
+            out.push(Event::Model(match str_of(&agent_meta, "provider") {
+                Some(p) if !model.starts_with(&format!("{p}/")) => format!("{p}/{model}"),
+                _ => model,
+            }));
+        }
+        // Older OpenClaw named a JSONL transcript file here; now it is a session key.
         if let Some(path) = str_of(&agent_meta, "sessionFile")
+            && path.starts_with('/')
             && let Ok(text) = std::fs::read_to_string(&path)
         {
             out.extend(transcript_events(&text));
@@ -53,13 +76,18 @@ impl StreamParser for OpenClawParser {
         if let Some(u) = agent_meta.get("usage") {
             let cache_read = u64_of(u, "cacheRead");
             let cache_write = u64_of(u, "cacheWrite");
+            let cost = u
+                .get("cost")
+                .and_then(|c| c.get("total"))
+                .and_then(Value::as_f64)
+                .or_else(|| agent_meta.get("costUsd").and_then(Value::as_f64));
             out.push(Event::Usage(HarnessUsage {
                 input_tokens: u64_of(u, "input") + cache_read + cache_write,
                 cached_input_tokens: cache_read,
                 cache_write_tokens: cache_write,
                 output_tokens: u64_of(u, "output"),
-                cost_usd: None,
-                model_calls: None,
+                cost_usd: cost,
+                model_calls: agent_meta.get("assistantTurns").and_then(Value::as_u64),
                 raw: u.clone(),
             }));
         }
@@ -85,6 +113,10 @@ impl StreamParser for OpenClawParser {
         }
         out
     }
+
+    fn transcript(&mut self, text: &str) -> Vec<Event> {
+        transcript_events(text)
+    }
 }
 
 /// The last JSON object of `text` that runs to its end (logs may come before it).
@@ -103,9 +135,7 @@ fn last_json_object(text: &str) -> Option<Value> {
 }
 
 fn is_bureau_tool(name: &str) -> bool {
-    ["bureau__", "bureau_", "bureau.", "mcp__bureau__"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    name.starts_with("bureau__")
 }
 
 /// The events of the transcript rows after its last user message.

@@ -1,0 +1,135 @@
+//! Shared by the tests that run Codex and OpenClaw (`real_codex.rs`, `real_openclaw.rs`):
+//! finding the harness, reading the scripted Responses-API server's log, the tasks.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use bureau_run::{RunConfig, RunOutcome, run_with_catalog};
+use serde_json::Value;
+
+use super::support::ModelServer;
+
+/// The real harness `program` on `PATH`, or `None` when `BUREAU_HARNESS_SKIP_<NAME>` says
+/// why it is not installed (set only when `.ci/harnesses/<name>.sh` could not install it):
+/// that reason is printed loudly. A harness missing otherwise fails the test.
+pub fn harness(name: &str, program: &str) -> Option<PathBuf> {
+    let var = format!(
+        "BUREAU_HARNESS_SKIP_{}",
+        name.to_uppercase().replace('-', "_")
+    );
+    if let Some(reason) = std::env::var_os(&var) {
+        // Straight to the process's stderr: the test harness captures `eprintln!`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
+             !!! SKIPPED: the real {name} was not tested — {var}={}\n\
+             !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
+            reason.to_string_lossy()
+        );
+        return None;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file());
+    match found {
+        Some(p) => Some(p),
+        None => panic!(
+            "`{program}` is not on PATH: install it with `.ci/harnesses/{name}.sh` and put the \
+             directory it prints (PATH=...) first on PATH, or set {var}=<reason> to skip"
+        ),
+    }
+}
+
+/// The base URL of the scripted Responses-API server (`support/models/responses.py`, started
+/// with `ModelServer::start("responses", ...)`), as OpenAI clients take it.
+pub fn base_url(server: &ModelServer) -> String {
+    format!("{}/v1", server.url())
+}
+
+/// The bodies of the model requests (`POST .../responses`) `server` got, in order.
+pub fn model_requests(server: &ModelServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["method"] == "POST"
+                && r["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("/responses"))
+        })
+        .map(|r| r["body"].clone())
+        .collect()
+}
+
+/// A step of the script calling `tool` (a Bureau tool by its own name, or the harness's).
+pub fn call(tool: &str, args: Value, input: u64, cached: u64, output: u64) -> Value {
+    serde_json::json!({"call": {"name": tool, "arguments": args},
+        "usage": {"input_tokens": input, "cached_tokens": cached, "output_tokens": output}})
+}
+
+/// A step of the script answering `text`.
+pub fn text(text: &str, input: u64, cached: u64, output: u64) -> Value {
+    serde_json::json!({"text": text,
+        "usage": {"input_tokens": input, "cached_tokens": cached, "output_tokens": output}})
+}
+
+/// The memo task with its first turn only.
+pub fn write_one_turn_memo_task(dir: &Path) {
+    super::common::write_memo_task(dir, "memo1");
+    let path = dir.join("task.toml");
+    let toml = std::fs::read_to_string(&path).unwrap();
+    let second_turn = toml.match_indices("[[turn]]").nth(1).unwrap().0;
+    let rubric = toml.find("[[rubric]]").unwrap();
+    let budget = toml.find("[[rubric]]\nid = \"budget-in-memo\"").unwrap();
+    let one = format!("{}{}", &toml[..second_turn], &toml[rubric..budget]);
+    assert_eq!(one.matches("[[turn]]").count(), 1);
+    std::fs::write(&path, one).unwrap();
+    std::fs::remove_file(dir.join("solution/2.jsonl")).unwrap();
+    std::fs::remove_dir_all(dir.join("turns/2")).unwrap();
+}
+
+pub fn run(task: &Path, agent: &str, out: &Path, agents_file: &Path) -> RunOutcome {
+    let mut c = RunConfig::new(
+        vec![task.to_string_lossy().into_owned()],
+        vec![agent.to_string()],
+        out.to_path_buf(),
+    );
+    c.quiet = true;
+    c.retries = 0;
+    c.agents_file = Some(agents_file.to_path_buf());
+    run_with_catalog(&c, bureau_harness::catalog()).unwrap()
+}
+
+pub fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every file under `dir`, relative, sorted.
+pub fn files(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(format!("{}/", p.strip_prefix(base).unwrap().display()));
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A TOML string literal.
+pub fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
