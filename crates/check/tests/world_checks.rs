@@ -997,3 +997,35 @@ fn the_final_message_is_readable_by_checks_and_a_predicate() {
     let v = f.check("answer_is_five");
     assert_eq!(v.status, VerdictStatus::Passed, "{:?}", v.detail);
 }
+
+/// Issue 14: `file_contains` reads office files through their text rendering (what
+/// `files_read` shows), so a .docx or .xlsx deliverable is checked like a text file.
+#[test]
+fn file_contains_reads_office_files_as_text() {
+    let mut f = Fixture::new();
+    f.ok(
+        "files_write_docx",
+        json!({"path": "out/memo.docx", "blocks": [
+            {"type": "heading", "level": 1, "text": "Budget"},
+            {"type": "paragraph", "text": "The total is 11,917.50 EUR."}
+        ]}),
+    );
+    let fc = |path: &str, all: &[&str], none: &[&str]| Predicate::FileContains {
+        path: path.into(),
+        all: all.iter().map(|s| s.to_string()).collect(),
+        none: none.iter().map(|s| s.to_string()).collect(),
+    };
+    let (s, d) = f.predicate(fc("out/memo.docx", &["Budget", "11917.5"], &["draft"]));
+    assert_eq!(s, VerdictStatus::Passed, "{d}");
+    let (s, d) = f.predicate(fc("out/memo.docx", &["12,000"], &[]));
+    assert_eq!(s, VerdictStatus::Failed);
+    assert!(d.contains("lacks '12,000'"), "{d}");
+    // A file that claims to be a document but is not is a failure that says so.
+    f.ok(
+        "files_write",
+        json!({"path": "out/fake.docx", "content": "PK\u{3}\u{4}\u{0}\u{0}not a zip"}),
+    );
+    let (s, d) = f.predicate(fc("out/fake.docx", &["x"], &[]));
+    assert_eq!(s, VerdictStatus::Failed);
+    assert!(d.contains("does not open as"), "{d}");
+}

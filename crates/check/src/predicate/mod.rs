@@ -165,16 +165,33 @@ fn file_contains(
         Ok(b) => b,
         Err(e) => return (VerdictStatus::Failed, e),
     };
-    if bureau_world::files::is_binary(&bytes) {
-        return (
-            VerdictStatus::Failed,
-            format!(
-                "`{path}` is binary ({} bytes); file_contains reads text files",
-                bytes.len()
-            ),
-        );
-    }
-    let text = String::from_utf8_lossy(&bytes);
+    // Office files (.docx, .xlsx, .pptx, .pdf, ...) are read through their text rendering,
+    // the same text `files_read` shows the agent (parsed in a child process).
+    use bureau_formats::office::{Format, render};
+    let format = Format::detect(path, &bytes);
+    let text: std::borrow::Cow<'_, str> =
+        if format == Format::Sheet || bureau_world::files::is_binary(&bytes) {
+            if format == Format::Text {
+                return (
+                    VerdictStatus::Failed,
+                    format!(
+                        "`{path}` is binary ({} bytes) and no document format Bureau reads",
+                        bytes.len()
+                    ),
+                );
+            }
+            match render(path, &bytes) {
+                Ok(r) => std::borrow::Cow::Owned(r.text),
+                Err(e) => {
+                    return (
+                        VerdictStatus::Failed,
+                        format!("`{path}` does not open as a {} file: {e}", format.name()),
+                    );
+                }
+            }
+        } else {
+            String::from_utf8_lossy(&bytes)
+        };
     let missing: Vec<String> = all
         .iter()
         .filter(|k| !contains_keyword(&text, k))
