@@ -23,6 +23,10 @@ use crate::globals::{ctx, fail};
 
 /// The bytes of a workspace file, or a check error naming the function.
 fn bytes(f: &str, path: &str, eval: &Evaluator<'_, '_, '_>) -> starlark::Result<Vec<u8>> {
+    if let Some(rel) = path.strip_prefix(crate::reference::PREFIX) {
+        return crate::reference::read(ctx(eval)?.task, rel)
+            .or_else(|e| fail(format!("{f}(\"{path}\"): {e}")));
+    }
     let files = ctx(eval)?.world.files();
     if !files.exists(path) {
         return fail(format!(

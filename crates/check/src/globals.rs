@@ -69,6 +69,8 @@ pub(crate) struct Api {
     pub calendar: FrozenValue,
     /// `w.final_message(turn)`.
     pub final_message: FrozenValue,
+    /// `w.reference(path)`.
+    pub reference: FrozenValue,
     pub globals: Globals,
 }
 
@@ -92,6 +94,7 @@ pub(crate) fn api() -> &'static Api {
             mail: get("mail"),
             calendar: get("calendar"),
             final_message: get("final_message"),
+            reference: get("reference"),
             globals: globals.clone(),
         }
     });
@@ -207,6 +210,25 @@ fn helper_functions(builder: &mut GlobalsBuilder) {
 
 #[starlark_module]
 fn agent_functions(builder: &mut GlobalsBuilder) {
+    /// A file of the task's private `reference/` folder, as a path the typed readers take
+    /// (`docx(w.reference("expected.docx"))`, `read_text(...)`, `xlsx(...)`). An error when
+    /// the task has no such file (a broken check, not an agent failure).
+    fn reference<'v>(
+        #[starlark(require = pos)] path: &str,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let c = ctx(eval)?;
+        match crate::reference::locate(c.task, path) {
+            Ok(p) if p.is_file() => Ok(eval
+                .heap()
+                .alloc(format!("{}{path}", crate::reference::PREFIX))),
+            Ok(_) => fail(format!(
+                "w.reference(\"{path}\"): reference/{path} is not a file"
+            )),
+            Err(e) => fail(format!("w.reference(\"{path}\"): {e}")),
+        }
+    }
+
     /// The agent's final message of turn `turn` (its last message of that turn; default:
     /// the turn being evaluated), or None when it said nothing.
     fn final_message<'v>(

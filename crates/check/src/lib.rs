@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod outputs;
 pub mod predicate;
 pub mod program;
+mod reference;
 mod sheets_view;
 pub mod summary;
 mod view;

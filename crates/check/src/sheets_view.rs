@@ -57,15 +57,22 @@ fn read<'v>(
                 .join(" or ")
         ));
     }
-    let files = ctx(eval)?.world.files();
-    if !files.exists(path) {
-        return fail(format!(
-            "{func}(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
-        ));
-    }
-    let bytes = match files.read_bytes(path) {
-        Ok(b) => b,
-        Err(e) => return fail(format!("{func}(\"{path}\"): {e}")),
+    let bytes = if let Some(rel) = path.strip_prefix(crate::reference::PREFIX) {
+        match crate::reference::read(ctx(eval)?.task, rel) {
+            Ok(b) => b,
+            Err(e) => return fail(format!("{func}(\"{path}\"): {e}")),
+        }
+    } else {
+        let files = ctx(eval)?.world.files();
+        if !files.exists(path) {
+            return fail(format!(
+                "{func}(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
+            ));
+        }
+        match files.read_bytes(path) {
+            Ok(b) => b,
+            Err(e) => return fail(format!("{func}(\"{path}\"): {e}")),
+        }
     };
     match bureau_formats::sheet::read_file(path, &bytes) {
         Ok(wb) => {

@@ -311,6 +311,7 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         ("mail", api.mail),
         ("calendar", api.calendar),
         ("final_message", api.final_message),
+        ("reference", api.reference),
         ("log", b.list(log)),
         ("trajectory", b.list(steps)),
         ("people", b.record(&people_view(world))),

@@ -191,6 +191,19 @@ def bad_date(w):
 def answer_is_five(w):
     said = w.final_message(1)
     return said != None and contains(said, "5 days") and w.final_message() == said and w.final_message(2) == None
+
+def matches_reference(w):
+    want = read_text(w.reference("expected/answer.txt")).strip()
+    return w.files.exists("out/answer.txt") and read_text("out/answer.txt").strip() == want
+
+def reference_escape(w):
+    return read_text(w.reference("../task.toml")) != ""
+
+def reference_missing(w):
+    return read_text(w.reference("nope.txt")) != ""
+
+def reference_link(w):
+    return read_text(w.reference("link.txt")) != ""
 "#;
 
 const INBOX_EML: &str = "From: Sam Ortiz <sam@x.test>\r\nTo: Dana Reyes <dana@x.test>\r\nSubject: Budget numbers\r\nDate: Fri, 27 Feb 2026 16:00:00 +0000\r\nMessage-ID: <budget-1@x.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe total is $11,917.50.\r\n";
@@ -220,6 +233,7 @@ impl Fixture {
         write(&t, "task.toml", TASK_TOML.as_bytes());
         write(&t, "checks.star", CHECKS.as_bytes());
         write(&t, "world/files/notes/a.txt", b"hello notes");
+        write(&t, "reference/expected/answer.txt", b"42 days\n");
         write(&t, "world/files/notes/sub/b.txt", b"b");
         write(&t, "world/files/data/blob.bin", &[0u8, 159, 146, 150, 0, 1]);
         write(
@@ -1028,4 +1042,46 @@ fn file_contains_reads_office_files_as_text() {
     let (s, d) = f.predicate(fc("out/fake.docx", &["x"], &[]));
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("does not open as"), "{d}");
+}
+
+/// Issue 14: a task's private `reference/` files are readable by checks (`w.reference`,
+/// with the typed readers) and never by the agent; paths cannot leave the folder.
+#[test]
+fn checks_read_reference_files_the_agent_never_sees() {
+    let mut f = Fixture::new();
+    assert_eq!(f.check("matches_reference").status, VerdictStatus::Failed);
+    // The agent's workspace has no reference folder, and it cannot read one.
+    let listed = f.world.call_tool(Actor::Agent, "files_list", &json!({}));
+    assert!(!format!("{listed:?}").contains("expected"), "{listed:?}");
+    f.ok(
+        "files_write",
+        json!({"path": "out/answer.txt", "content": "42 days"}),
+    );
+    let v = f.check("matches_reference");
+    assert_eq!(v.status, VerdictStatus::Passed, "{:?}", v.detail);
+    let v = f.check("reference_escape");
+    assert_eq!(v.status, VerdictStatus::Error);
+    assert!(
+        v.detail.as_deref().unwrap_or("").contains("without `..`"),
+        "{:?}",
+        v.detail
+    );
+    let v = f.check("reference_missing");
+    assert_eq!(v.status, VerdictStatus::Error);
+    assert!(
+        v.detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("no file reference/nope.txt in the task"),
+        "{:?}",
+        v.detail
+    );
+    std::os::unix::fs::symlink("/etc/hostname", f.task.dir.join("reference/link.txt")).unwrap();
+    let v = f.check("reference_link");
+    assert_eq!(v.status, VerdictStatus::Error);
+    assert!(
+        v.detail.as_deref().unwrap_or("").contains("symbolic link"),
+        "{:?}",
+        v.detail
+    );
 }
