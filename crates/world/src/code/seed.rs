@@ -1,0 +1,480 @@
+//! Seeding code hosting from `world/code/`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use bureau_core::log::Actor;
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::*;
+use crate::{World, WorldError};
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RepoFile {
+    #[serde(default)]
+    description: String,
+    owner: Option<String>,
+    default_branch: Option<String>,
+    #[serde(default)]
+    protected: Vec<String>,
+    #[serde(default)]
+    approvals_required: u32,
+    #[serde(default)]
+    branch: Vec<SeedBranch>,
+    #[serde(default)]
+    commit: Vec<SeedCommit>,
+    #[serde(default)]
+    merge_request: Vec<SeedMr>,
+    #[serde(default)]
+    issue: Vec<SeedIssue>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedBranch {
+    name: String,
+    from: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedCommit {
+    branch: Option<String>,
+    author: Option<String>,
+    message: String,
+    /// A directory of `world/code/<repo>.commits/` whose files are written by the commit.
+    dir: Option<String>,
+    #[serde(default)]
+    delete: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedMr {
+    title: String,
+    #[serde(default)]
+    description: String,
+    source: String,
+    target: Option<String>,
+    author: Option<String>,
+    #[serde(default = "open")]
+    state: String,
+    #[serde(default)]
+    approvals: Vec<String>,
+    #[serde(default)]
+    comment: Vec<SeedReview>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedReview {
+    author: String,
+    body: String,
+    file: Option<String>,
+    line: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedIssue {
+    title: String,
+    #[serde(default)]
+    body: String,
+    author: Option<String>,
+    #[serde(default = "open")]
+    state: String,
+    #[serde(default)]
+    labels: Vec<String>,
+    assignee: Option<String>,
+    #[serde(default)]
+    comment: Vec<SeedIssueComment>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedIssueComment {
+    author: String,
+    body: String,
+}
+
+fn open() -> String {
+    "open".into()
+}
+
+/// A repository name: letters, digits, `-`, `_`, `.`; not starting with `.` or `-`.
+pub(crate) fn valid_repo_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with(['.', '-'])
+        && !name.ends_with(".git")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// A branch name git accepts and that cannot be read as an option.
+pub(crate) fn valid_branch_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with(['-', '/', '.'])
+        && !name.ends_with(['/', '.'])
+        && !name.ends_with(".lock")
+        && !name.contains("..")
+        && !name.contains("//")
+        && !name.contains("@{")
+        && name
+            .chars()
+            .all(|c| !c.is_control() && !" ~^:?*[\\".contains(c))
+}
+
+/// Seed the service from `dir` (`world/code/`; absent = empty): `<repo>/` is the initial tree
+/// of the default branch; `<repo>.toml` (optional) describes the repository, more branches and
+/// commits, merge requests and issues; `<repo>.commits/<dir>/` hold the files of seeded
+/// commits; `<repo>.wiki/<Title>.md` are wiki pages.
+pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let err = |path: &Path, message: String| WorldError::Seed {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut names = BTreeSet::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| WorldError::io(dir, e))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in &entries {
+        let file = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        if p.is_dir() {
+            if file.ends_with(".commits") || file.ends_with(".wiki") {
+                let base = file.rsplit_once('.').map(|x| x.0).unwrap_or("");
+                if !dir.join(base).is_dir() {
+                    return Err(err(
+                        p,
+                        format!("there is no repository directory `{base}/` beside it"),
+                    ));
+                }
+                continue;
+            }
+            if !valid_repo_name(&file) {
+                return Err(err(
+                    p,
+                    "repository names use letters, digits, `-`, `_` and `.`".into(),
+                ));
+            }
+            names.insert(file);
+        } else if let Some(base) = file.strip_suffix(".toml") {
+            if !dir.join(base).is_dir() {
+                return Err(err(
+                    p,
+                    format!("there is no repository directory `{base}/` beside it"),
+                ));
+            }
+        } else {
+            return Err(err(
+                p,
+                "world/code/ holds <repo>/ directories, <repo>.toml, <repo>.commits/ and <repo>.wiki/ (see docs/services/code.md)".into(),
+            ));
+        }
+    }
+    for name in names {
+        seed_repo(world, dir, &name)?;
+    }
+    Ok(())
+}
+
+fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError> {
+    let toml_path = dir.join(format!("{name}.toml"));
+    let err = |message: String| WorldError::Seed {
+        path: toml_path.clone(),
+        message,
+    };
+    let meta: RepoFile = if toml_path.exists() {
+        let text =
+            std::fs::read_to_string(&toml_path).map_err(|e| WorldError::io(&toml_path, e))?;
+        toml::from_str(&text).map_err(|e| err(format!("{e}— see docs/services/code.md")))?
+    } else {
+        RepoFile::default()
+    };
+    let people = world.people.clone();
+    let user_email = world.user.email.clone();
+    let person = |who: &Option<String>, default: &str| -> Result<String, WorldError> {
+        match who {
+            None => Ok(default.to_string()),
+            Some(w) => people
+                .find(w)
+                .map(|p| p.email.clone())
+                .or_else(|| {
+                    w.eq_ignore_ascii_case(&user_email)
+                        .then(|| user_email.clone())
+                })
+                .ok_or_else(|| {
+                    err(format!(
+                        "`{w}` is not a person of world/people.toml (nor the task's user)"
+                    ))
+                }),
+        }
+    };
+    let owner = person(&meta.owner, &world.user.email)?;
+    let default_branch = meta.default_branch.clone().unwrap_or_else(|| "main".into());
+    if !valid_branch_name(&default_branch) {
+        return Err(err(format!(
+            "`{default_branch}` is not a valid branch name"
+        )));
+    }
+    let bare = bare_path(world, name);
+    std::fs::create_dir_all(&bare).map_err(|e| WorldError::io(&bare, e))?;
+    let who = ident(world, &owner);
+    let g = |world: &World, who: &Ident, args: &[&str]| -> Result<String, WorldError> {
+        bare_git(world, who, name, args)
+            .and_then(|o| o.into_result(&format!("git {}", args[0])))
+            .map_err(&err)
+    };
+    // No templates (sample hooks, description): only what git needs.
+    g(world, &who, &["init", "--bare", "--quiet", "--template="])?;
+    let head = format!("refs/heads/{default_branch}");
+    g(world, &who, &["symbolic-ref", "HEAD", &head])?;
+    let tree_dir = dir.join(name);
+    commit_onto(
+        world,
+        &who,
+        name,
+        &default_branch,
+        None,
+        true,
+        &[],
+        Some(&tree_dir),
+        &[],
+        "Initial commit",
+    )
+    .map_err(&err)?;
+    world.code.repos.insert(
+        name.to_string(),
+        Repo {
+            name: name.to_string(),
+            description: meta.description.clone(),
+            default_branch: default_branch.clone(),
+            owner: owner.clone(),
+            protected: meta.protected.clone(),
+            approvals_required: meta.approvals_required,
+            ..Default::default()
+        },
+    );
+    for b in &meta.branch {
+        if !valid_branch_name(&b.name) {
+            return Err(err(format!("`{}` is not a valid branch name", b.name)));
+        }
+        let from = b.from.clone().unwrap_or_else(|| default_branch.clone());
+        let sha = rev(world, name, &format!("refs/heads/{from}"))
+            .map_err(&err)?
+            .ok_or_else(|| {
+                err(format!(
+                    "branch `{}` starts from `{from}`, which does not exist (yet)",
+                    b.name
+                ))
+            })?;
+        let r = format!("refs/heads/{}", b.name);
+        g(world, &who, &["update-ref", &r, &sha])?;
+    }
+    for c in &meta.commit {
+        let branch = c.branch.clone().unwrap_or_else(|| default_branch.clone());
+        let author = person(&c.author, &owner)?;
+        let cwho = ident(world, &author);
+        let parent = rev(world, name, &format!("refs/heads/{branch}"))
+            .map_err(&err)?
+            .ok_or_else(|| {
+                err(format!(
+                    "commit `{}`: no branch `{branch}`; declare it in [[branch]]",
+                    c.message
+                ))
+            })?;
+        let overlay = match &c.dir {
+            Some(d) => {
+                bureau_core::task::check_rel_path(d)
+                    .map_err(|e| err(format!("commit dir `{d}`: {e}")))?;
+                let p = dir.join(format!("{name}.commits")).join(d);
+                if !p.is_dir() {
+                    return Err(err(format!("commit dir `{}` does not exist", p.display())));
+                }
+                Some(p)
+            }
+            None => None,
+        };
+        for d in &c.delete {
+            bureau_core::task::check_rel_path(d).map_err(|e| err(format!("delete `{d}`: {e}")))?;
+        }
+        commit_onto(
+            world,
+            &cwho,
+            name,
+            &branch,
+            Some(&parent),
+            false,
+            &[],
+            overlay.as_deref(),
+            &c.delete,
+            &c.message,
+        )
+        .map_err(&err)?;
+    }
+    sync_repo(world, name).map_err(&err)?;
+    let now = world.now.with_timezone(&Utc);
+    for (i, m) in meta.merge_request.iter().enumerate() {
+        let target = m.target.clone().unwrap_or_else(|| default_branch.clone());
+        let repo = &world.code.repos[name];
+        for b in [&m.source, &target] {
+            if !repo.branches.contains_key(b) {
+                return Err(err(format!("merge request `{}`: no branch `{b}`", m.title)));
+            }
+        }
+        if !matches!(m.state.as_str(), "open" | "closed") {
+            return Err(err(format!(
+                "merge request `{}`: state is `open` or `closed` (merge seeded work into the branch itself)",
+                m.title
+            )));
+        }
+        let author = person(&m.author, &owner)?;
+        let mut comments = Vec::new();
+        for c in &m.comment {
+            comments.push(ReviewComment {
+                author: person(&Some(c.author.clone()), &owner)?,
+                time: now,
+                body: c.body.clone(),
+                file: c.file.clone(),
+                line: c.line,
+            });
+        }
+        let mut approvals = Vec::new();
+        for a in &m.approvals {
+            approvals.push(person(&Some(a.clone()), &owner)?);
+        }
+        let mr = MergeRequest {
+            iid: i as u32 + 1,
+            title: m.title.clone(),
+            description: m.description.clone(),
+            source: m.source.clone(),
+            target,
+            author,
+            state: m.state.clone(),
+            created: now,
+            comments,
+            approvals,
+            merge_sha: None,
+            merged_target_sha: None,
+            merged_source_sha: None,
+            merged_by: None,
+            merged_at: None,
+            approvals_reset: Vec::new(),
+        };
+        if let Some(r) = world.code.repos.get_mut(name) {
+            r.merge_requests.push(mr);
+        }
+    }
+    for (i, s) in meta.issue.iter().enumerate() {
+        if !matches!(s.state.as_str(), "open" | "closed") {
+            return Err(err(format!(
+                "issue `{}`: state is `open` or `closed`",
+                s.title
+            )));
+        }
+        let mut comments = Vec::new();
+        for c in &s.comment {
+            comments.push(IssueComment {
+                author: person(&Some(c.author.clone()), &owner)?,
+                time: now,
+                body: c.body.clone(),
+            });
+        }
+        let issue = Issue {
+            iid: i as u32 + 1,
+            title: s.title.clone(),
+            body: s.body.clone(),
+            author: person(&s.author, &owner)?,
+            state: s.state.clone(),
+            labels: s.labels.clone(),
+            assignee: match &s.assignee {
+                Some(a) => Some(person(&Some(a.clone()), &owner)?),
+                None => None,
+            },
+            created: now,
+            comments,
+        };
+        if let Some(r) = world.code.repos.get_mut(name) {
+            r.issues.push(issue);
+        }
+    }
+    let wiki_dir = dir.join(format!("{name}.wiki"));
+    if wiki_dir.is_dir() {
+        let mut pages: Vec<PathBuf> = std::fs::read_dir(&wiki_dir)
+            .map_err(|e| WorldError::io(&wiki_dir, e))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        pages.sort();
+        for p in pages {
+            let title = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".md"))
+                .map(String::from)
+                .ok_or_else(|| WorldError::Seed {
+                    path: p.clone(),
+                    message: "wiki pages are <Title>.md files".into(),
+                })?;
+            let content = std::fs::read_to_string(&p).map_err(|e| WorldError::io(&p, e))?;
+            if let Some(r) = world.code.repos.get_mut(name) {
+                r.wiki.insert(
+                    title,
+                    WikiPage {
+                        content,
+                        author: owner.clone(),
+                        updated: now,
+                    },
+                );
+            }
+        }
+    }
+    let r = &world.code.repos[name];
+    let payload = json!({
+        "repo": name, "branches": r.branches.keys().collect::<Vec<_>>(),
+        "merge_requests": r.merge_requests.len(), "issues": r.issues.len(), "wiki_pages": r.wiki.len(),
+    });
+    world.record(Actor::Task, "code", "seed", false, payload);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_names_that_git_or_options_would_misread_are_refused() {
+        for ok in ["main", "fix/units", "release-1.2", "feature_x"] {
+            assert!(valid_branch_name(ok), "{ok}");
+        }
+        for bad in [
+            "", "-f", "a..b", "a b", "x.lock", "/x", "x/", "a~1", "a:b", "@{u}", ".x",
+        ] {
+            assert!(!valid_branch_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn repo_names_stay_one_path_component() {
+        assert!(valid_repo_name("sensor-fw"));
+        assert!(valid_repo_name("docs.site"));
+        for bad in ["", "..", ".git", "a/b", "x.git", "-x", "a b"] {
+            assert!(!valid_repo_name(bad), "{bad}");
+        }
+    }
+}
