@@ -104,7 +104,30 @@ pub fn trial_score(verdicts: &[Verdict]) -> TrialScore {
             .iter()
             .filter(|v| v.status == bureau_core::verdict::VerdictStatus::Error)
             .count() as u32,
+        bonus: None,
     }
+}
+
+/// [`trial_score`] with the task's checkpoint bonus (TheAgentCompany's
+/// `bonus_for_completing_final` / `bonus_for_completing_any`) scored beside the default. The
+/// final checkpoint is the task's last rubric item.
+pub fn task_trial_score(task: &bureau_core::Task, verdicts: &[Verdict]) -> TrialScore {
+    let mut score = trial_score(verdicts);
+    if let Some(bonus) = task.checkpoint_bonus {
+        let applied = match bonus {
+            bureau_core::task::CheckpointBonus::Final => task
+                .rubric
+                .last()
+                .is_some_and(|last| verdicts.iter().any(|v| v.id == last.id && v.passed())),
+            bureau_core::task::CheckpointBonus::Any => verdicts.iter().any(Verdict::passed),
+        };
+        score.bonus = Some(bureau_core::result::BonusScore {
+            strategy: bonus.as_str().to_string(),
+            weighted: if applied { 1.0 } else { score.weighted },
+            applied,
+        });
+    }
+    score
 }
 
 /// Workspace-Bench's TCR@p: the fraction of tasks whose pass rate is at least p % (the

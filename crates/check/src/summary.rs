@@ -156,6 +156,42 @@ pub struct AgentSummary {
     /// feedback rounds (`bureau run --feedback`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<FeedbackSummary>,
+    /// TheAgentCompany's checkpoint bonus, over the scored trials whose task declares one
+    /// (`checkpoint_bonus`); absent when none does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_bonus: Option<BonusSummary>,
+}
+
+/// The weighted score with and without the checkpoint bonus, over the same trials.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BonusSummary {
+    /// Scored trials whose task declares a checkpoint bonus.
+    pub trials: u32,
+    /// Of them, those that got the bonus.
+    pub applied: u32,
+    /// Mean weighted score with the bonus.
+    pub weighted_mean: f64,
+    /// Mean default weighted score of the same trials.
+    pub default_weighted_mean: f64,
+}
+
+fn bonus_summary(scored: &[Scored<'_>]) -> Option<BonusSummary> {
+    let with: Vec<(&bureau_core::result::BonusScore, f64)> = scored
+        .iter()
+        .filter_map(|s| {
+            let b = s.result.score.as_ref()?.bonus.as_ref()?;
+            Some((b, s.weighted))
+        })
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    Some(BonusSummary {
+        trials: with.len() as u32,
+        applied: with.iter().filter(|(b, _)| b.applied).count() as u32,
+        weighted_mean: mean(with.iter().map(|(b, _)| b.weighted)),
+        default_weighted_mean: mean(with.iter().map(|(_, w)| *w)),
+    })
 }
 
 // --- Dependency-graph recognition (issue 5) ---------------------------------------------------
@@ -692,6 +728,7 @@ fn summarize_agent(trials: &[&(TrialResult, Vec<Verdict>)]) -> AgentSummary {
         errored,
         depgraph: depgraph_summary(&scored),
         feedback: feedback_summary(&scored),
+        checkpoint_bonus: bonus_summary(&scored),
     }
 }
 

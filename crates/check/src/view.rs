@@ -318,8 +318,18 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         ("chat", b.record(&world.chat().check_view(ctx.tz))),
         ("kb", b.record(&world.kb().check_view(ctx.tz))),
         ("sheets", b.record(&world.sheets().check_view(ctx.tz))),
-        ("tracker", b.record(&world.tracker().check_view(ctx.tz))),
-        ("code", b.record(&world.code().check_view(ctx.tz))),
+        (
+            "tracker",
+            b.record(
+                &world
+                    .tracker()
+                    .check_view(ctx.tz, &world.service_url("tracker")),
+            ),
+        ),
+        (
+            "code",
+            b.record(&world.code().check_view(ctx.tz, &world.service_url("code"))),
+        ),
         ("outputs", outputs_view(&b, ctx, trajectory)),
     ]);
     View {

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use bureau_check::{CheckLimits, CheckProgram, eval_predicate, evaluate_item, load_checks};
 use bureau_core::log::Actor;
-use bureau_core::task::{ChatPostedFilter, ColleagueAskedFilter, Evaluator, Predicate, Task};
+use bureau_core::task::{
+    ChatChannelFilter, ChatPostedFilter, ColleagueAskedFilter, Evaluator, Predicate, Task,
+};
 use bureau_core::verdict::VerdictStatus;
 use bureau_world::World;
 use serde_json::{Value, json};
@@ -305,4 +307,71 @@ fn colleague_asked_counts_dms_mentions_and_mail() {
     });
     assert_eq!(s, VerdictStatus::Failed);
     assert!(d.contains("`nobody`"), "{d}");
+}
+
+/// `chat_channel` (issue 14, gap 9): a channel's members, roles, privacy and topic.
+#[test]
+fn chat_channel_checks_members_roles_privacy_and_topic() {
+    let mut f = Fixture::new();
+    let eval = |f: &Fixture, c: ChatChannelFilter| {
+        eval_predicate(&f.task, &Predicate::ChatChannel(c), &f.world, &[])
+    };
+    let launch = ChatChannelFilter {
+        channel: "#launch".into(),
+        owners: vec!["alex".into()],
+        moderators: vec!["priya".into()],
+        not_members: vec!["jonas".into()],
+        private: Some(true),
+        topic_contains: vec!["Q2".into()],
+        ..Default::default()
+    };
+    let (s, d) = eval(&f, launch.clone());
+    assert_eq!(
+        (s, d.as_str()),
+        (VerdictStatus::Failed, "there is no channel #launch")
+    );
+    f.ok(
+        "chat_create_channel",
+        json!({"name": "launch", "private": true, "members": ["priya", "jonas"], "topic": "Launch"}),
+    );
+    let (s, d) = eval(&f, launch.clone());
+    assert_eq!(s, VerdictStatus::Failed);
+    assert_eq!(
+        d,
+        "#launch: moderators: priya@bw.test is member; not_members: jonas@bw.test is member; its topic \"Launch\" lacks 'Q2'"
+    );
+    f.ok(
+        "chat_set_role",
+        json!({"channel": "launch", "member": "priya", "role": "moderator"}),
+    );
+    f.ok(
+        "chat_remove_member",
+        json!({"channel": "launch", "member": "jonas"}),
+    );
+    f.ok(
+        "chat_set_topic",
+        json!({"channel": "launch", "topic": "Launch in Q2"}),
+    );
+    let (s, d) = eval(&f, launch.clone());
+    assert_eq!(s, VerdictStatus::Passed, "{d}");
+    assert_eq!(
+        d,
+        "#launch: alex@bw.test: owner, priya@bw.test: moderator, jonas@bw.test: not a member"
+    );
+    let public = ChatChannelFilter {
+        private: Some(false),
+        ..launch
+    };
+    assert_eq!(eval(&f, public).1, "#launch: #launch is private");
+    let ghost = ChatChannelFilter {
+        channel: "general".into(),
+        members: vec!["ghost".into()],
+        ..Default::default()
+    };
+    let (s, d) = eval(&f, ghost);
+    assert_eq!(s, VerdictStatus::Failed);
+    assert!(
+        d.contains("`ghost` is neither the user nor a person"),
+        "{d}"
+    );
 }

@@ -57,6 +57,21 @@ pub struct TrialScore {
     pub items_total: u32,
     pub items_passed: u32,
     pub items_error: u32,
+    /// The weighted score under the task's TheAgentCompany checkpoint bonus, when it
+    /// declares one (`checkpoint_bonus`); `weighted` stays the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonus: Option<BonusScore>,
+}
+
+/// A trial's score under a checkpoint bonus strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BonusScore {
+    /// `final` or `any`.
+    pub strategy: String,
+    /// 1 when the bonus applies, else the default weighted score.
+    pub weighted: f64,
+    /// Whether the bonus applied (the final checkpoint, or any checkpoint, passed).
+    pub applied: bool,
 }
 
 /// Counts of what the agent did.

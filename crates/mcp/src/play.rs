@@ -13,7 +13,7 @@ use bureau_agents::{Recorder, ToolSession, TurnLimits};
 use bureau_check::CheckProgram;
 use bureau_check::eval::{CheckLimits, evaluate};
 use bureau_check::load_checks;
-use bureau_check::metrics::trial_score;
+use bureau_check::metrics::task_trial_score;
 use bureau_core::result::{TrialScore, TrialStatus};
 use bureau_core::task::Task;
 use bureau_core::tool::{ToolAnnotations, ToolOutcome, ToolSpec};
@@ -324,7 +324,7 @@ impl PlayState {
         // A play is a person's one attempt: agent `human`, epoch 1.
         let entries = bureau_core::verdict::verdict_entries(&self.task, "human", 1, &p.verdicts);
         write_json(&self.root.join("verdicts.json"), &entries)?;
-        let score = trial_score(&p.verdicts);
+        let score = task_trial_score(&self.task, &p.verdicts);
         let status = if p.verdicts.iter().any(|v| v.status == VerdictStatus::Error) {
             TrialStatus::Error
         } else if score.strict {

@@ -158,6 +158,36 @@ A simulated user answered each turn whose weighted score fell below the threshol
     );
 }
 
+/// "Checkpoint bonus": TheAgentCompany's scoring strategies beside the default, over the
+/// scored trials whose task declares `checkpoint_bonus`; nothing when none does.
+fn bonus_section(out: &mut String, agents: &[(&String, &AgentSummary)]) {
+    if agents.iter().all(|(_, a)| a.checkpoint_bonus.is_none()) {
+        return;
+    }
+    out.push_str("### Checkpoint bonus
+
+TheAgentCompany's scoring strategies, for the tasks that declare one (`checkpoint_bonus = \"final\"`: full marks when the task's last item passes; `\"any\"`: when any item passes), beside the default weighted score of the same trials.\n\n");
+    let rows: Vec<Vec<String>> = agents
+        .iter()
+        .map(|(name, a)| match &a.checkpoint_bonus {
+            Some(b) => vec![
+                cell(name),
+                b.trials.to_string(),
+                b.applied.to_string(),
+                pct(b.weighted_mean),
+                pct(b.default_weighted_mean),
+            ],
+            None => vec![cell(name), "0".into(), "0".into(), "—".into(), "—".into()],
+        })
+        .collect();
+    table(
+        out,
+        &["Agent", "Trials", "Bonus applied", "With bonus", "Default"],
+        1,
+        &rows,
+    );
+}
+
 /// `report.md` for a run.
 /// "Dependency-graph recognition": node and edge precision / recall / F1 per agent, over the
 /// scored trials whose task has `file_deps`; nothing when no agent has such trials.
@@ -366,6 +396,7 @@ pub fn render_markdown(summary: &Summary, trials: &[(TrialResult, Vec<Verdict>)]
     // --- Dependency-graph recognition (issue 5) ---
     depgraph_section(&mut out, &agents);
     feedback_section(&mut out, &agents);
+    bonus_section(&mut out, &agents);
 
     // Per turn.
     let turn_keys: BTreeSet<&String> = summary

@@ -168,7 +168,7 @@ fn rescore_trial(
             result.score = None;
         }
         None => {
-            let (status, score) = scored(&verdicts);
+            let (status, score) = scored(task, &verdicts);
             result.status = status;
             result.error = None;
             result.score = score;

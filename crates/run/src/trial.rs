@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use bureau_agents::{Recorder, ToolSession, TurnInput, TurnLimits};
 use bureau_check::eval::{CheckLimits, evaluate_judged};
-use bureau_check::metrics::trial_score;
+use bureau_check::metrics::task_trial_score;
 use bureau_check::{CheckProgram, Judge};
 use bureau_core::history::ContextSetting;
 use bureau_core::log::Actor;
@@ -295,7 +295,7 @@ pub fn run_attempt(
     usage.feedback_tokens = rounds.tokens.if_any();
     let (status, score) = match &error {
         Some(_) => (TrialStatus::Error, None),
-        None => scored(&verdicts),
+        None => scored(task, &verdicts),
     };
     AttemptOutcome {
         status,
@@ -352,8 +352,8 @@ pub(crate) fn broken_checks(verdicts: &[Verdict]) -> Option<String> {
 }
 
 /// The status and score of a trial whose verdicts are all `passed` or `failed`.
-pub(crate) fn scored(verdicts: &[Verdict]) -> (TrialStatus, Option<TrialScore>) {
-    let score = trial_score(verdicts);
+pub(crate) fn scored(task: &Task, verdicts: &[Verdict]) -> (TrialStatus, Option<TrialScore>) {
+    let score = task_trial_score(task, verdicts);
     let status = if score.strict {
         TrialStatus::Passed
     } else {

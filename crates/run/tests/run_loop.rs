@@ -635,3 +635,55 @@ fn resume_after_the_process_aborts_mid_run() {
     let summary = json(&out.join("summary.json"));
     assert!(summary.is_object());
 }
+
+/// Issue 14: TheAgentCompany's checkpoint bonus (`checkpoint_bonus = "final"` / `"any"`) is
+/// scored beside the default, in result.json, summary.json and report.md.
+#[test]
+fn checkpoint_bonus_is_scored_beside_the_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let toml = read(&task.join("task.toml"));
+    std::fs::write(
+        task.join("task.toml"),
+        toml.replacen(
+            "timezone = ",
+            "checkpoint_bonus = \"final\"\ntimezone = ",
+            1,
+        ),
+    )
+    .unwrap();
+    // Only the last checkpoint (the budget in memo.md, weight 2 of 4) is reached.
+    let only_last = tmp.path().join("only-last");
+    std::fs::create_dir_all(&only_last).unwrap();
+    std::fs::write(only_last.join("1.jsonl"), "").unwrap();
+    std::fs::write(
+        only_last.join("2.jsonl"),
+        r#"{"tool":"files_write","args":{"path":"memo.md","content":"Budget total: 12,500 EUR.\n"}}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("run");
+    let spec = format!("replay:{}", only_last.display());
+    run(&config(&[&task], &["null", &spec], &out)).unwrap();
+    let agent = bureau_agents::sanitize_name(&spec);
+    let r = result(&out, "memo", &agent, 1);
+    let score = r.score.unwrap();
+    assert!((score.weighted - 0.5).abs() < 1e-9, "{score:?}");
+    let bonus = score.bonus.unwrap();
+    assert_eq!((bonus.strategy.as_str(), bonus.applied), ("final", true));
+    assert_eq!(bonus.weighted, 1.0);
+    let null = result(&out, "memo", "null", 1)
+        .score
+        .unwrap()
+        .bonus
+        .unwrap();
+    assert!(!null.applied);
+    assert_eq!(null.weighted, 0.0);
+    let summary = json(&out.join("summary.json"));
+    let b = &summary["agents"][agent.as_str()]["checkpoint_bonus"];
+    assert_eq!(b["trials"], 1);
+    assert_eq!(b["weighted_mean"], 1.0);
+    assert_eq!(b["default_weighted_mean"], 0.5);
+    let report = read(&out.join("report.md"));
+    assert!(report.contains("### Checkpoint bonus"), "{report}");
+}

@@ -30,6 +30,79 @@ pub struct Channel {
     pub topic: String,
     /// Member emails.
     pub members: BTreeSet<String>,
+    /// Owners' emails (members too): they may do everything a moderator may, and give or
+    /// take roles.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub owners: BTreeSet<String>,
+    /// Moderators' emails (members too): they may set the topic, add and remove members and
+    /// delete others' messages.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub moderators: BTreeSet<String>,
+}
+
+/// A member's role in a channel, highest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelRole {
+    Owner,
+    Moderator,
+    Member,
+}
+
+impl ChannelRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelRole::Owner => "owner",
+            ChannelRole::Moderator => "moderator",
+            ChannelRole::Member => "member",
+        }
+    }
+
+    /// `owner`, `moderator` or `member` (case-insensitive).
+    pub fn parse(s: &str) -> Option<ChannelRole> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "owner" => Some(ChannelRole::Owner),
+            "moderator" => Some(ChannelRole::Moderator),
+            "member" => Some(ChannelRole::Member),
+            _ => None,
+        }
+    }
+}
+
+impl Channel {
+    /// `email`'s role in the channel, `None` for a non-member.
+    pub fn role_of(&self, email: &str) -> Option<ChannelRole> {
+        if !self.members.contains(email) {
+            None
+        } else if self.owners.contains(email) {
+            Some(ChannelRole::Owner)
+        } else if self.moderators.contains(email) {
+            Some(ChannelRole::Moderator)
+        } else {
+            Some(ChannelRole::Member)
+        }
+    }
+
+    /// Whether `email` may manage the channel (topic, members, others' messages): an owner
+    /// or a moderator.
+    pub fn can_moderate(&self, email: &str) -> bool {
+        matches!(
+            self.role_of(email),
+            Some(ChannelRole::Owner | ChannelRole::Moderator)
+        )
+    }
+
+    /// Make `email` a plain member again (no role), keeping membership.
+    pub(crate) fn clear_role(&mut self, email: &str) {
+        self.owners.remove(email);
+        self.moderators.remove(email);
+    }
+
+    /// Take `email` out of the channel, role and all.
+    pub(crate) fn remove_member(&mut self, email: &str) {
+        self.clear_role(email);
+        self.members.remove(email);
+    }
 }
 
 /// One chat message.
@@ -132,7 +205,9 @@ impl ChatState {
             .values()
             .map(|c| {
                 json!({"name": c.name, "private": c.private, "topic": c.topic,
-                    "members": c.members.iter().collect::<Vec<_>>()})
+                    "members": c.members.iter().collect::<Vec<_>>(),
+                    "owners": c.owners.iter().collect::<Vec<_>>(),
+                    "moderators": c.moderators.iter().collect::<Vec<_>>()})
             })
             .collect();
         let messages: Vec<Value> = self.messages.iter().map(|m| message_json(m, tz)).collect();
@@ -258,6 +333,12 @@ struct SeedChannel {
     members: Vec<String>,
     #[serde(default)]
     topic: String,
+    /// Owners (members too; added to `members`).
+    #[serde(default)]
+    owners: Vec<String>,
+    /// Moderators (members too; added to `members`).
+    #[serde(default)]
+    moderators: Vec<String>,
 }
 
 /// A line of `history.jsonl`.
@@ -297,6 +378,8 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
                     private: false,
                     topic: String::new(),
                     members: BTreeSet::new(),
+                    owners: BTreeSet::new(),
+                    moderators: BTreeSet::new(),
                 })
                 .members
                 .insert(p.email.clone());
@@ -309,7 +392,7 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         let list: Vec<SeedChannel> = serde_json::from_str(&text).map_err(|e| {
             seed_err(
                 &chan_path,
-                format!("{e}; expected a JSON array of {{name, private, members, topic}}"),
+                format!("{e}; expected a JSON array of {{name, private, members, owners, moderators, topic}}"),
             )
         })?;
         for sc in list {
@@ -323,27 +406,46 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
                     ),
                 ));
             }
-            let mut members = BTreeSet::new();
-            for m in &sc.members {
-                let email = member_email(world, m).ok_or_else(|| {
-                    seed_err(
-                        &chan_path,
-                        format!(
-                            "channel `{key}`: member `{m}` is neither the user nor a person of world/people.toml"
-                        ),
-                    )
-                })?;
-                members.insert(email);
+            let resolve = |field: &str, list: &[String]| -> Result<BTreeSet<String>, WorldError> {
+                list.iter()
+                    .map(|m| {
+                        member_email(world, m).ok_or_else(|| {
+                            seed_err(
+                                &chan_path,
+                                format!(
+                                    "channel `{key}`: {field} `{m}` is neither the user nor a person of world/people.toml"
+                                ),
+                            )
+                        })
+                    })
+                    .collect()
+            };
+            let members = resolve("member", &sc.members)?;
+            let owners = resolve("owner", &sc.owners)?;
+            let moderators = resolve("moderator", &sc.moderators)?;
+            if let Some(both) = owners.intersection(&moderators).next() {
+                return Err(seed_err(
+                    &chan_path,
+                    format!(
+                        "channel `{key}`: `{both}` is listed as both owner and moderator; keep one role (an owner may do everything a moderator may)"
+                    ),
+                ));
             }
             let c = channels.entry(key.clone()).or_insert_with(|| Channel {
                 name: key,
                 private: false,
                 topic: String::new(),
                 members: BTreeSet::new(),
+                owners: BTreeSet::new(),
+                moderators: BTreeSet::new(),
             });
             c.private = sc.private;
             c.topic = sc.topic;
             c.members.extend(members);
+            c.members.extend(owners.iter().cloned());
+            c.members.extend(moderators.iter().cloned());
+            c.owners = owners;
+            c.moderators = moderators;
         }
     }
     world.chat.channels = channels;

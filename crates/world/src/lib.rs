@@ -26,6 +26,7 @@ pub mod sheets;
 mod snapshot;
 pub mod tools;
 pub mod tracker;
+pub mod urls;
 
 use std::path::{Path, PathBuf};
 
@@ -218,6 +219,11 @@ impl World {
     }
     pub fn user(&self) -> &User {
         &self.user
+    }
+    /// `https://<service>.<domain of the user's email>`: the base of the stable URLs of that
+    /// service's objects ([`urls`]).
+    pub fn service_url(&self, service: &str) -> String {
+        urls::service_base(service, &self.user.email)
     }
     pub fn timezone(&self) -> Tz {
         self.timezone

@@ -123,6 +123,21 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
             message: format!("arguments of `{name}` must be a JSON object"),
         };
     }
+    // A tracker issue may be named by its URL wherever its key is taken (code tools read
+    // their URLs themselves: see tools/code).
+    let read;
+    let args = if name.starts_with("tracker_") {
+        match tracker::urls_in_args(args) {
+            Ok(Some(v)) => {
+                read = v;
+                &read
+            }
+            Ok(None) => args,
+            Err(message) => return ToolOutcome::Error { message },
+        }
+    } else {
+        args
+    };
     match (tool.run)(world, &actor, args) {
         Ok(value) => ToolOutcome::Ok { value },
         Err(message) => ToolOutcome::Error { message },

@@ -295,8 +295,8 @@ impl TrackerState {
     }
 
     /// What checks see as `w.tracker` (JSON; objects become Starlark structs, `{"$dict": {...}}`
-    /// becomes a dict).
-    pub fn check_view(&self, _tz: chrono_tz::Tz) -> Value {
+    /// becomes a dict), with each issue's URL under `base` (`https://tracker.<domain>`).
+    pub fn check_view(&self, _tz: chrono_tz::Tz, base: &str) -> Value {
         let projects: Vec<Value> = self
             .projects
             .values()
@@ -315,7 +315,7 @@ impl TrackerState {
             .issues()
             .into_iter()
             .map(|(p, i)| {
-                let v = issue_json(p, i);
+                let v = issue_json(p, i, base);
                 by_key.insert(i.key.clone(), v.clone());
                 v
             })
@@ -324,10 +324,10 @@ impl TrackerState {
     }
 }
 
-/// An issue as JSON (tools and checks).
-pub fn issue_json(p: &Project, i: &Issue) -> Value {
+/// An issue as JSON (tools and checks), with its URL under `base`.
+pub fn issue_json(p: &Project, i: &Issue, base: &str) -> Value {
     json!({
-        "key": i.key, "project": p.key, "number": i.number, "title": i.title,
+        "key": i.key, "url": crate::urls::tracker_issue_url(base, &i.key), "project": p.key, "number": i.number, "title": i.title,
         "description": i.description, "state": i.state, "state_category": p.category_of(&i.state),
         "priority": i.priority, "assignee": i.assignee, "labels": i.labels,
         "estimate": i.estimate, "cycle": i.cycle, "module": i.module,

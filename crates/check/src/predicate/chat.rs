@@ -1,10 +1,10 @@
 //! Built-in predicates of the chat service.
 
-use bureau_core::task::{ChatPostedFilter, ColleagueAskedFilter, Task};
+use bureau_core::task::{ChatChannelFilter, ChatPostedFilter, ColleagueAskedFilter, Task};
 use bureau_core::verdict::VerdictStatus;
 use bureau_formats::text::contains_keyword;
 use bureau_world::World;
-use bureau_world::chat::{ChatMessage, member_email};
+use bureau_world::chat::{ChannelRole, ChatMessage, channel_key, member_email};
 use bureau_world::mail::SENT;
 
 use super::{count_range, quoted, status, within};
@@ -152,4 +152,66 @@ pub(crate) fn colleague_asked(
             }
         ),
     )
+}
+
+pub(crate) fn chat_channel(world: &World, f: &ChatChannelFilter) -> (VerdictStatus, String) {
+    let key = channel_key(&f.channel);
+    let Some(ch) = world.chat().channel(&key) else {
+        return failed(format!("there is no channel #{key}"));
+    };
+    let mut wrong = Vec::new();
+    let mut right = Vec::new();
+    let mut people = |field: &str, list: &[String], want: &dyn Fn(Option<ChannelRole>) -> bool| {
+        for who in list {
+            match person(world, field, who) {
+                Ok(e) => {
+                    let role = ch.role_of(&e);
+                    let shown = role.map(ChannelRole::as_str).unwrap_or("not a member");
+                    if want(role) {
+                        right.push(format!("{e}: {shown}"));
+                    } else {
+                        wrong.push(format!("{field}: {e} is {shown}"));
+                    }
+                }
+                Err(d) => wrong.push(d),
+            }
+        }
+    };
+    people("members", &f.members, &|r| r.is_some());
+    people("owners", &f.owners, &|r| r == Some(ChannelRole::Owner));
+    people("moderators", &f.moderators, &|r| {
+        r == Some(ChannelRole::Moderator)
+    });
+    people("not_members", &f.not_members, &|r| r.is_none());
+    if let Some(p) = f.private
+        && ch.private != p
+    {
+        wrong.push(format!(
+            "#{key} is {}",
+            if ch.private { "private" } else { "public" }
+        ));
+    }
+    let missing: Vec<String> = f
+        .topic_contains
+        .iter()
+        .filter(|k| !contains_keyword(&ch.topic, k))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        wrong.push(format!(
+            "its topic {:?} lacks {}",
+            ch.topic,
+            quoted(&missing)
+        ));
+    }
+    if wrong.is_empty() {
+        let what = if right.is_empty() {
+            "exists".to_string()
+        } else {
+            right.join(", ")
+        };
+        (VerdictStatus::Passed, format!("#{key}: {what}"))
+    } else {
+        failed(format!("#{key}: {}", wrong.join("; ")))
+    }
 }

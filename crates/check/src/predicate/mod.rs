@@ -50,6 +50,7 @@ pub fn eval_predicate(
             no_overlap(task, world, user.as_deref(), from.as_ref(), to.as_ref())
         }
         Predicate::ChatPosted(f) => chat::chat_posted(task, world, f),
+        Predicate::ChatChannel(f) => chat::chat_channel(world, f),
         Predicate::ColleagueAsked(f) => chat::colleague_asked(task, world, f),
         Predicate::KbPage(f) => kb::kb_page(task, world, f),
         Predicate::KbRow(f) => kb::kb_row(task, world, f),

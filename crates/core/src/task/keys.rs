@@ -75,6 +75,7 @@ pub(super) const TABLES: &[(&str, FieldList)] = &[
     ("rubric.calendar_event", fields_of::<RawCalendarEvent>),
     ("rubric.calendar_no_overlap", fields_of::<RawNoOverlap>),
     ("rubric.chat_posted", fields_of::<ChatPostedFilter>),
+    ("rubric.chat_channel", fields_of::<ChatChannelFilter>),
     ("rubric.colleague_asked", fields_of::<ColleagueAskedFilter>),
     ("rubric.kb_page", fields_of::<KbPageFilter>),
     ("rubric.kb_row", fields_of::<KbRowFilter>),
@@ -237,6 +238,7 @@ mod tests {
         accepts_every_listed_key::<RawCalendarEvent>("rubric.calendar_event");
         accepts_every_listed_key::<RawNoOverlap>("rubric.calendar_no_overlap");
         accepts_every_listed_key::<ChatPostedFilter>("rubric.chat_posted");
+        accepts_every_listed_key::<ChatChannelFilter>("rubric.chat_channel");
         accepts_every_listed_key::<ColleagueAskedFilter>("rubric.colleague_asked");
         accepts_every_listed_key::<KbPageFilter>("rubric.kb_page");
         accepts_every_listed_key::<KbRowFilter>("rubric.kb_row");
@@ -245,7 +247,7 @@ mod tests {
         accepts_every_listed_key::<MergeRequestFilter>("rubric.merge_request");
         accepts_every_listed_key::<RepoFileFilter>("rubric.repo_file_contains");
         accepts_every_listed_key::<RawFinalMessage>("rubric.final_message");
-        assert_eq!(TABLES.len(), 23, "check a new table here too");
+        assert_eq!(TABLES.len(), 24, "check a new table here too");
         // and a key not listed is refused by serde too (the lists are not too short)
         let e = toml::from_str::<User>("nmae = 0\n")
             .err()

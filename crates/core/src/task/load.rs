@@ -302,6 +302,7 @@ impl Loader {
             checks,
             solution,
             history,
+            checkpoint_bonus: raw.checkpoint_bonus,
         })
     }
 

@@ -376,6 +376,33 @@ pub struct ChatPostedFilter {
     pub max: Option<u32>,
 }
 
+/// The state of a chat channel: it exists and every given condition holds (each person of
+/// `members` is in it, none of `not_members` is, each of `owners` / `moderators` has that
+/// role, the topic has every keyword of `topic_contains`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatChannelFilter {
+    /// Channel name, without `#`.
+    pub channel: String,
+    /// People (email or handle) who must be members.
+    #[serde(default)]
+    pub members: Vec<String>,
+    /// People who must not be members.
+    #[serde(default)]
+    pub not_members: Vec<String>,
+    /// People who must be owners.
+    #[serde(default)]
+    pub owners: Vec<String>,
+    /// People who must be moderators.
+    #[serde(default)]
+    pub moderators: Vec<String>,
+    /// Whether the channel must be private (`true`) or public (`false`).
+    pub private: Option<bool>,
+    /// Keywords the topic must all contain.
+    #[serde(default)]
+    pub topic_contains: Vec<String>,
+}
+
 /// The user asked a colleague about something: a chat message to them (DM, or a mention) or a
 /// mail to them, containing every keyword of `about`.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
@@ -537,6 +564,7 @@ pub enum Predicate {
         to: Option<WorldTime>,
     },
     ChatPosted(ChatPostedFilter),
+    ChatChannel(ChatChannelFilter),
     ColleagueAsked(ColleagueAskedFilter),
     KbPage(KbPageFilter),
     KbRow(KbRowFilter),
@@ -561,6 +589,7 @@ pub const PREDICATES: &[&str] = &[
     "calendar_event",
     "calendar_no_overlap",
     "chat_posted",
+    "chat_channel",
     "colleague_asked",
     "kb_page",
     "kb_row",
@@ -581,6 +610,7 @@ impl Predicate {
             Predicate::CalendarEvent(_) => "calendar_event",
             Predicate::CalendarNoOverlap { .. } => "calendar_no_overlap",
             Predicate::ChatPosted(_) => "chat_posted",
+            Predicate::ChatChannel(_) => "chat_channel",
             Predicate::ColleagueAsked(_) => "colleague_asked",
             Predicate::KbPage(_) => "kb_page",
             Predicate::KbRow(_) => "kb_row",
@@ -661,6 +691,28 @@ pub struct Task {
     // -- dialogue history (OdysseyBench) --
     /// `history.json`: earlier user–assistant sessions (never in the agent's workspace).
     pub history: Option<crate::history::History>,
+    /// TheAgentCompany's checkpoint bonus (`checkpoint_bonus = "final" | "any"`), scored
+    /// beside the default weighted score.
+    pub checkpoint_bonus: Option<CheckpointBonus>,
+}
+
+/// TheAgentCompany's scoring strategies (its `bonus_for_completing_final` and
+/// `bonus_for_completing_any`): a trial gets full marks when its final checkpoint (the task's
+/// last rubric item) passes, or when any checkpoint passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointBonus {
+    Final,
+    Any,
+}
+
+impl CheckpointBonus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CheckpointBonus::Final => "final",
+            CheckpointBonus::Any => "any",
+        }
+    }
 }
 
 impl Task {

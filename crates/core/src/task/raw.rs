@@ -34,6 +34,8 @@ pub(super) struct RawTask {
     pub(super) turns: Vec<Spanned<RawTurn>>,
     #[serde(default)]
     pub(super) rubric: Vec<Spanned<RawRubric>>,
+    #[serde(default)]
+    pub(super) checkpoint_bonus: Option<CheckpointBonus>,
 }
 
 /// One entry of `file_deps`: an edge `{ from, to }` or a lone node `{ file }`.
@@ -99,6 +101,7 @@ pub(super) struct RawRubric {
     pub(super) calendar_event: Option<Spanned<RawCalendarEvent>>,
     pub(super) calendar_no_overlap: Option<Spanned<RawNoOverlap>>,
     pub(super) chat_posted: Option<Spanned<ChatPostedFilter>>,
+    pub(super) chat_channel: Option<Spanned<ChatChannelFilter>>,
     pub(super) colleague_asked: Option<Spanned<ColleagueAskedFilter>>,
     pub(super) kb_page: Option<Spanned<KbPageFilter>>,
     pub(super) kb_row: Option<Spanned<KbRowFilter>>,

@@ -46,6 +46,21 @@ impl Loader {
                 Evaluator::Predicate(Predicate::ChatPosted(v.clone())),
             ));
         }
+        if let Some(f) = &item.chat_channel {
+            let v = f.get_ref();
+            if v.channel.trim().trim_start_matches('#').trim().is_empty() {
+                self.err(
+                    f.span(),
+                    "chat_channel has an empty `channel`",
+                    "name the channel, e.g. channel = \"general\"",
+                );
+                ok = false;
+            }
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::ChatChannel(v.clone())),
+            ));
+        }
         if let Some(f) = &item.colleague_asked {
             let v = f.get_ref();
             ok &= range(self, "colleague_asked", f.span(), v.min, v.max);

@@ -165,8 +165,10 @@ pub struct WikiPage {
 
 impl CodeState {
     /// What checks see as `w.code` (JSON; objects become Starlark structs, `{"$dict": {...}}`
-    /// becomes a dict). See docs/services/code.md.
-    pub fn check_view(&self, tz: chrono_tz::Tz) -> Value {
+    /// becomes a dict), with each object's URL under `base` (`https://code.<domain>`). See
+    /// docs/services/code.md.
+    pub fn check_view(&self, tz: chrono_tz::Tz, base: &str) -> Value {
+        use crate::urls::CodeRef;
         let t = |x: &DateTime<Utc>| x.with_timezone(&tz).to_rfc3339();
         let mut repos = serde_json::Map::new();
         for (name, r) in &self.repos {
@@ -196,7 +198,9 @@ impl CodeState {
                 .iter()
                 .map(|m| {
                     json!({
-                        "iid": m.iid, "title": m.title, "description": m.description,
+                        "iid": m.iid,
+                        "url": CodeRef::MergeRequest(name.clone(), m.iid).url(base),
+                        "title": m.title, "description": m.description,
                         "source": m.source, "target": m.target, "author": m.author,
                         "state": m.state, "created": t(&m.created),
                         "comments": m.comments.iter().map(|c| json!({
@@ -218,7 +222,8 @@ impl CodeState {
                 .iter()
                 .map(|i| {
                     json!({
-                        "iid": i.iid, "title": i.title, "body": i.body, "author": i.author,
+                        "iid": i.iid, "url": CodeRef::Issue(name.clone(), i.iid).url(base),
+                        "title": i.title, "body": i.body, "author": i.author,
                         "state": i.state, "labels": i.labels, "assignee": i.assignee,
                         "created": t(&i.created),
                         "comments": i.comments.iter().map(|c| json!({
@@ -240,7 +245,8 @@ impl CodeState {
             repos.insert(
                 name.clone(),
                 json!({
-                    "name": r.name, "description": r.description,
+                    "name": r.name, "url": CodeRef::Repo(name.clone()).url(base),
+                    "description": r.description,
                     "default_branch": r.default_branch, "owner": r.owner,
                     "protected": r.protected, "approvals_required": r.approvals_required,
                     "branches": {"$dict": branches},

@@ -54,6 +54,8 @@ struct SeedCommit {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SeedMr {
+    /// Its number (`!n`); default: one more than the highest so far.
+    iid: Option<u32>,
     title: String,
     #[serde(default)]
     description: String,
@@ -80,6 +82,8 @@ struct SeedReview {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SeedIssue {
+    /// Its number (`#n`); default: one more than the highest so far.
+    iid: Option<u32>,
     title: String,
     #[serde(default)]
     body: String,
@@ -98,6 +102,27 @@ struct SeedIssue {
 struct SeedIssueComment {
     author: String,
     body: String,
+}
+
+/// Numbers given to seeded issues or merge requests: as written (unique, at least 1), or one
+/// more than the highest so far, as a forge numbers them.
+#[derive(Default)]
+struct Numbers {
+    used: BTreeSet<u32>,
+}
+
+impl Numbers {
+    fn take(&mut self, wanted: Option<u32>) -> Result<u32, String> {
+        let n = match wanted {
+            Some(0) => return Err("`iid` starts at 1".into()),
+            Some(n) => n,
+            None => self.used.last().copied().unwrap_or(0).saturating_add(1),
+        };
+        if !self.used.insert(n) {
+            return Err(format!("number {n} is used twice; give each its own `iid`"));
+        }
+        Ok(n)
+    }
 }
 
 fn open() -> String {
@@ -329,7 +354,11 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
     }
     sync_repo(world, name).map_err(&err)?;
     let now = world.now.with_timezone(&Utc);
-    for (i, m) in meta.merge_request.iter().enumerate() {
+    let mut mr_numbers = Numbers::default();
+    for m in &meta.merge_request {
+        let iid = mr_numbers
+            .take(m.iid)
+            .map_err(|e| err(format!("merge request `{}`: {e}", m.title)))?;
         let target = m.target.clone().unwrap_or_else(|| default_branch.clone());
         let repo = &world.code.repos[name];
         for b in [&m.source, &target] {
@@ -359,7 +388,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             approvals.push(person(&Some(a.clone()), &owner)?);
         }
         let mr = MergeRequest {
-            iid: i as u32 + 1,
+            iid,
             title: m.title.clone(),
             description: m.description.clone(),
             source: m.source.clone(),
@@ -380,7 +409,11 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             r.merge_requests.push(mr);
         }
     }
-    for (i, s) in meta.issue.iter().enumerate() {
+    let mut issue_numbers = Numbers::default();
+    for s in &meta.issue {
+        let iid = issue_numbers
+            .take(s.iid)
+            .map_err(|e| err(format!("issue `{}`: {e}", s.title)))?;
         if !matches!(s.state.as_str(), "open" | "closed") {
             return Err(err(format!(
                 "issue `{}`: state is `open` or `closed`",
@@ -396,7 +429,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             });
         }
         let issue = Issue {
-            iid: i as u32 + 1,
+            iid,
             title: s.title.clone(),
             body: s.body.clone(),
             author: person(&s.author, &owner)?,

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use super::{Tool, ToolResult, boolean, integer, parse, schema, string, strings, time_arg};
 use crate::World;
 use crate::chat::{
-    ChatMessage, ChatState, channel_key, dm_participants, member_email, member_handle, member_name,
-    members, message_json, parse_mentions, valid_channel_name,
+    ChannelRole, ChatMessage, ChatState, channel_key, dm_participants, member_email, member_handle,
+    member_name, members, message_json, parse_mentions, valid_channel_name,
 };
 use crate::people::{ChannelKind, Incoming};
 
@@ -25,6 +25,12 @@ pub(super) const TOOLS: &[Tool] = &[
     JOIN,
     MEMBERS,
     CREATE_CHANNEL,
+    SET_TOPIC,
+    INVITE,
+    REMOVE_MEMBER,
+    SET_ROLE,
+    LEAVE,
+    DELETE_MESSAGE,
 ];
 
 const LIST_CHANNELS: Tool = Tool {
@@ -136,7 +142,7 @@ const MEMBERS: Tool = Tool {
 };
 const CREATE_CHANNEL: Tool = Tool {
     name: "chat_create_channel",
-    description: "Create a channel (you are its first member); optionally private, with a topic and members to add. Some names are not available (reserved words, names already in use); then choose another.",
+    description: "Create a channel (you are its first member and its owner); optionally private, with a topic and members to add. Some names are not available (reserved words, names already in use); then choose another.",
     schema: || {
         schema(
             &[
@@ -149,6 +155,78 @@ const CREATE_CHANNEL: Tool = Tool {
         )
     },
     run: create_channel,
+};
+const SET_TOPIC: Tool = Tool {
+    name: "chat_set_topic",
+    description: "Set (or clear, with an empty text) the topic of a channel. Only its owners and moderators may.",
+    schema: || {
+        schema(
+            &[
+                ("channel", string("Channel name")),
+                ("topic", string("The new topic; empty clears it")),
+            ],
+            &["channel", "topic"],
+        )
+    },
+    run: set_topic,
+};
+const INVITE: Tool = Tool {
+    name: "chat_invite",
+    description: "Add people to a channel. Only its owners and moderators may. People already in it are reported, not added twice.",
+    schema: || {
+        schema(
+            &[
+                ("channel", string("Channel name")),
+                ("members", strings("People to add (handles or emails)")),
+            ],
+            &["channel", "members"],
+        )
+    },
+    run: invite,
+};
+const REMOVE_MEMBER: Tool = Tool {
+    name: "chat_remove_member",
+    description: "Remove someone from a channel. Owners may remove anyone but themselves (use chat_leave); moderators may remove plain members only.",
+    schema: || {
+        schema(
+            &[
+                ("channel", string("Channel name")),
+                ("member", string("The person to remove (handle or email)")),
+            ],
+            &["channel", "member"],
+        )
+    },
+    run: remove_member,
+};
+const SET_ROLE: Tool = Tool {
+    name: "chat_set_role",
+    description: "Give a channel member a role: `owner`, `moderator` or `member` (no role). Only the channel's owners may; a channel keeps at least one owner once it has one.",
+    schema: || {
+        schema(
+            &[
+                ("channel", string("Channel name")),
+                (
+                    "member",
+                    string("A member of the channel (handle or email)"),
+                ),
+                ("role", string("owner, moderator or member")),
+            ],
+            &["channel", "member", "role"],
+        )
+    },
+    run: set_role,
+};
+const LEAVE: Tool = Tool {
+    name: "chat_leave",
+    description: "Leave a channel. Its last owner must first make another member owner (chat_set_role).",
+    schema: || schema(&[("channel", string("Channel name"))], &["channel"]),
+    run: leave,
+};
+const DELETE_MESSAGE: Tool = Tool {
+    name: "chat_delete_message",
+    description: "Delete a message: your own anywhere, or anyone's in a channel you own or moderate. Replies in its thread stay.",
+    schema: || schema(&[("id", string("Message id"))], &["id"]),
+    run: delete_message,
 };
 
 #[derive(Deserialize)]
@@ -174,7 +252,8 @@ fn list_channels(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
                 .filter(|m| m.channel.as_deref() == Some(&c.name))
                 .count();
             json!({"name": c.name, "private": c.private, "topic": c.topic,
-                "member": c.members.contains(&me), "members": c.members.len(), "messages": count})
+                "member": c.members.contains(&me), "role": c.role_of(&me).map(ChannelRole::as_str),
+                "members": c.members.len(), "messages": count})
         })
         .collect();
     let mut dms: Vec<Vec<String>> = w
@@ -618,23 +697,34 @@ struct MembersArgs {
 fn members_tool(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: MembersArgs = parse("chat_members", args)?;
     let me = w.acting_email(actor)?;
-    let list: Vec<String> = match &a.channel {
+    let (list, channel): (Vec<String>, Option<&crate::chat::Channel>) = match &a.channel {
         Some(c) => {
             let key = channel_key(c);
             match w.chat.channel(&key) {
-                Some(ch) if ChatState::can_see(ch, &me) => ch.members.iter().cloned().collect(),
+                Some(ch) if ChatState::can_see(ch, &me) => {
+                    (ch.members.iter().cloned().collect(), Some(ch))
+                }
                 _ => return Err(no_channel(c)),
             }
         }
-        None => members(w),
+        None => (members(w), None),
     };
     let out: Vec<Value> = list
         .iter()
-        .map(|e| match w.people().persons.get(e) {
-            Some(p) => json!({"name": p.name, "handle": p.handle, "email": p.email,
-                "role": p.role, "department": p.department, "profile": p.profile}),
-            None => json!({"name": member_name(w, e), "handle": member_handle(w, e), "email": e,
-                "you": true}),
+        .map(|e| {
+            let mut v = match w.people().persons.get(e) {
+                Some(p) => json!({"name": p.name, "handle": p.handle, "email": p.email,
+                    "role": p.role, "department": p.department, "profile": p.profile}),
+                None => json!({"name": member_name(w, e), "handle": member_handle(w, e),
+                    "email": e, "you": true}),
+            };
+            if let (Some(ch), Some(o)) = (channel, v.as_object_mut()) {
+                o.insert(
+                    "channel_role".into(),
+                    json!(ch.role_of(e).map(ChannelRole::as_str)),
+                );
+            }
+            v
         })
         .collect();
     Ok(json!({"members": out}))
@@ -702,6 +792,8 @@ fn create_channel(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             private: a.private,
             topic: a.topic.clone(),
             members: set,
+            owners: BTreeSet::from([me.clone()]),
+            moderators: BTreeSet::new(),
         },
     );
     w.record(
@@ -709,7 +801,299 @@ fn create_channel(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         "chat",
         "create_channel",
         false,
-        json!({"channel": key, "private": a.private, "topic": a.topic, "members": list}),
+        json!({"channel": key, "private": a.private, "topic": a.topic, "members": list,
+            "owner": me}),
     );
-    Ok(json!({"channel": key, "private": a.private, "members": list}))
+    Ok(json!({"channel": key, "private": a.private, "members": list, "owner": me}))
+}
+
+/// The channel `name` as `me` may manage it: visible, `me` a member, and (when `moderate`)
+/// an owner or moderator. Errors say who can.
+fn managed_channel(
+    w: &World,
+    me: &str,
+    name: &str,
+    what: &str,
+) -> Result<crate::chat::Channel, String> {
+    let key = channel_key(name);
+    let ch = w
+        .chat
+        .channel(&key)
+        .filter(|ch| ChatState::can_see(ch, me))
+        .ok_or_else(|| no_channel(name))?;
+    if !ch.members.contains(me) {
+        return Err(format!(
+            "you are not a member of #{key}; only its owners and moderators can {what}"
+        ));
+    }
+    if !ch.can_moderate(me) {
+        return Err(format!(
+            "only an owner or a moderator of #{key} can {what}; {}",
+            who_manages(w, ch)
+        ));
+    }
+    Ok(ch.clone())
+}
+
+/// "its owners: a, b; its moderators: c" (handles), or that it has none.
+fn who_manages(w: &World, ch: &crate::chat::Channel) -> String {
+    let handles = |set: &BTreeSet<String>| -> Vec<String> {
+        set.iter()
+            .map(|e| format!("@{}", member_handle(w, e)))
+            .collect()
+    };
+    let (owners, moderators) = (handles(&ch.owners), handles(&ch.moderators));
+    match (owners.is_empty(), moderators.is_empty()) {
+        (true, true) => format!("#{} has no owner or moderator", ch.name),
+        (false, true) => format!("its owners: {}", owners.join(", ")),
+        (true, false) => format!("its moderators: {}", moderators.join(", ")),
+        (false, false) => format!(
+            "its owners: {}; its moderators: {}",
+            owners.join(", "),
+            moderators.join(", ")
+        ),
+    }
+}
+
+fn person_arg(w: &World, field: &str, who: &str) -> Result<String, String> {
+    member_email(w, who)
+        .ok_or_else(|| format!("`{field}`: `{who}` is not a workspace member; see chat_members"))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopicArgs {
+    channel: String,
+    topic: String,
+}
+
+fn set_topic(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: TopicArgs = parse("chat_set_topic", args)?;
+    let me = w.acting_email(actor)?;
+    let ch = managed_channel(w, &me, &a.channel, "set its topic")?;
+    let topic = a.topic.trim().to_string();
+    if topic.chars().count() > 250 {
+        return Err("`topic` is longer than 250 characters; shorten it".into());
+    }
+    let before = ch.topic.clone();
+    if let Some(c) = w.chat.channels.get_mut(&ch.name) {
+        c.topic = topic.clone();
+    }
+    if before != topic {
+        w.record(
+            actor.clone(),
+            "chat",
+            "set_topic",
+            false,
+            json!({"channel": ch.name, "topic": topic, "before": before, "by": me}),
+        );
+    }
+    Ok(json!({"channel": ch.name, "topic": topic}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InviteArgs {
+    channel: String,
+    members: Vec<String>,
+}
+
+fn invite(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: InviteArgs = parse("chat_invite", args)?;
+    let me = w.acting_email(actor)?;
+    let ch = managed_channel(w, &me, &a.channel, "add members")?;
+    if a.members.is_empty() {
+        return Err("`members` is empty; name the people to add".into());
+    }
+    let mut people = BTreeSet::new();
+    for m in &a.members {
+        people.insert(person_arg(w, "members", m)?);
+    }
+    let (already, added): (Vec<String>, Vec<String>) =
+        people.into_iter().partition(|p| ch.members.contains(p));
+    if let Some(c) = w.chat.channels.get_mut(&ch.name) {
+        c.members.extend(added.iter().cloned());
+    }
+    if !added.is_empty() {
+        w.record(
+            actor.clone(),
+            "chat",
+            "invite",
+            false,
+            json!({"channel": ch.name, "members": added, "by": me}),
+        );
+    }
+    Ok(json!({"channel": ch.name, "added": added, "already_members": already}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemberArgs {
+    channel: String,
+    member: String,
+}
+
+fn remove_member(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: MemberArgs = parse("chat_remove_member", args)?;
+    let me = w.acting_email(actor)?;
+    let ch = managed_channel(w, &me, &a.channel, "remove members")?;
+    let who = person_arg(w, "member", &a.member)?;
+    if who == me {
+        return Err("to take yourself out of a channel, use chat_leave".into());
+    }
+    let Some(their) = ch.role_of(&who) else {
+        return Err(format!("`{}` is not a member of #{}", a.member, ch.name));
+    };
+    if ch.role_of(&me) != Some(ChannelRole::Owner) && their != ChannelRole::Member {
+        return Err(format!(
+            "only an owner of #{} can remove its {}s; {}",
+            ch.name,
+            their.as_str(),
+            who_manages(w, &ch)
+        ));
+    }
+    if let Some(c) = w.chat.channels.get_mut(&ch.name) {
+        c.remove_member(&who);
+    }
+    w.record(
+        actor.clone(),
+        "chat",
+        "remove_member",
+        false,
+        json!({"channel": ch.name, "member": who, "role": their.as_str(), "by": me}),
+    );
+    Ok(json!({"channel": ch.name, "removed": who}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoleArgs {
+    channel: String,
+    member: String,
+    role: String,
+}
+
+fn set_role(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: RoleArgs = parse("chat_set_role", args)?;
+    let me = w.acting_email(actor)?;
+    let role = ChannelRole::parse(&a.role).ok_or_else(|| {
+        format!(
+            "`role` must be owner, moderator or member, not `{}`",
+            a.role
+        )
+    })?;
+    let ch = managed_channel(w, &me, &a.channel, "give roles")?;
+    if ch.role_of(&me) != Some(ChannelRole::Owner) {
+        return Err(format!(
+            "only an owner of #{} can give roles; {}",
+            ch.name,
+            who_manages(w, &ch)
+        ));
+    }
+    let who = person_arg(w, "member", &a.member)?;
+    let Some(before) = ch.role_of(&who) else {
+        return Err(format!(
+            "`{}` is not a member of #{}; add them first with chat_invite",
+            a.member, ch.name
+        ));
+    };
+    if before == ChannelRole::Owner && role != ChannelRole::Owner && ch.owners.len() == 1 {
+        return Err(format!(
+            "`{}` is the last owner of #{}; make another member owner first",
+            a.member, ch.name
+        ));
+    }
+    if before != role {
+        if let Some(c) = w.chat.channels.get_mut(&ch.name) {
+            c.clear_role(&who);
+            match role {
+                ChannelRole::Owner => {
+                    c.owners.insert(who.clone());
+                }
+                ChannelRole::Moderator => {
+                    c.moderators.insert(who.clone());
+                }
+                ChannelRole::Member => {}
+            }
+        }
+        w.record(
+            actor.clone(),
+            "chat",
+            "set_role",
+            false,
+            json!({"channel": ch.name, "member": who, "role": role.as_str(),
+                "before": before.as_str(), "by": me}),
+        );
+    }
+    Ok(json!({"channel": ch.name, "member": who, "role": role.as_str(), "before": before.as_str()}))
+}
+
+fn leave(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: ChannelArg = parse("chat_leave", args)?;
+    let me = w.acting_email(actor)?;
+    let key = channel_key(&a.channel);
+    let ch = w
+        .chat
+        .channel(&key)
+        .filter(|ch| ChatState::can_see(ch, &me))
+        .cloned()
+        .ok_or_else(|| no_channel(&a.channel))?;
+    let Some(role) = ch.role_of(&me) else {
+        return Err(format!("you are not a member of #{key}"));
+    };
+    if role == ChannelRole::Owner && ch.owners.len() == 1 && ch.members.len() > 1 {
+        return Err(format!(
+            "you are the last owner of #{key}; make another member owner with chat_set_role first"
+        ));
+    }
+    if let Some(c) = w.chat.channels.get_mut(&key) {
+        c.remove_member(&me);
+    }
+    w.record(
+        actor.clone(),
+        "chat",
+        "leave",
+        false,
+        json!({"channel": key, "member": me, "role": role.as_str()}),
+    );
+    Ok(json!({"channel": key, "member": false}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdArg {
+    id: String,
+}
+
+fn delete_message(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: IdArg = parse("chat_delete_message", args)?;
+    let me = w.acting_email(actor)?;
+    let m = w
+        .chat
+        .message(&a.id)
+        .filter(|m| w.chat.visible_to(m, &me))
+        .cloned()
+        .ok_or_else(|| format!("no message `{}` that you can see", a.id))?;
+    if m.author != me {
+        let Some(ch) = m.channel.as_ref().and_then(|c| w.chat.channel(c)) else {
+            return Err("you can delete only your own messages in a direct conversation".into());
+        };
+        if !ch.can_moderate(&me) {
+            return Err(format!(
+                "you can delete only your own messages in #{}; an owner or moderator can delete others' ({})",
+                ch.name,
+                who_manages(w, ch)
+            ));
+        }
+    }
+    w.chat.messages.retain(|x| x.id != m.id);
+    w.record(
+        actor.clone(),
+        "chat",
+        "delete",
+        false,
+        json!({"id": m.id, "channel": m.channel, "dm": m.dm, "author": m.author,
+            "text": m.text, "by": me}),
+    );
+    Ok(json!({"deleted": m.id}))
 }

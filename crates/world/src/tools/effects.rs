@@ -80,6 +80,12 @@ pub const EFFECTS: &[(&str, Effect)] = &[
     ("chat_react", Effect::Add),
     ("chat_join", Effect::Change),
     ("chat_create_channel", Effect::Add),
+    ("chat_set_topic", Effect::Change),
+    ("chat_invite", Effect::Change),
+    ("chat_set_role", Effect::Change),
+    ("chat_remove_member", Effect::Remove),
+    ("chat_leave", Effect::Remove),
+    ("chat_delete_message", Effect::Remove),
     // knowledge base
     ("kb_search", Effect::Read),
     ("kb_list_pages", Effect::Read),

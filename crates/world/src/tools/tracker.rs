@@ -55,7 +55,12 @@ pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "tracker_get_issue",
         description: "An issue with its description, comments and history of changes (who changed what, when).",
-        schema: || schema(&[("key", string("Issue key, e.g. OPS-12"))], &["key"]),
+        schema: || {
+            schema(
+                &[("key", string("Issue key, e.g. OPS-12, or its URL"))],
+                &["key"],
+            )
+        },
         run: get_issue,
     },
     Tool {
@@ -92,7 +97,7 @@ pub(super) const TOOLS: &[Tool] = &[
         schema: || {
             schema(
                 &[
-                    ("key", string("Issue key, e.g. OPS-12")),
+                    ("key", string("Issue key, e.g. OPS-12, or its URL")),
                     ("title", string("New title")),
                     ("description", string("New description")),
                     ("state", string("New state")),
@@ -119,7 +124,7 @@ pub(super) const TOOLS: &[Tool] = &[
         schema: || {
             schema(
                 &[
-                    ("key", string("Issue key")),
+                    ("key", string("Issue key, or its URL")),
                     ("text", string("The comment")),
                 ],
                 &["key", "text"],
@@ -151,6 +156,23 @@ pub(super) const TOOLS: &[Tool] = &[
     },
 ];
 
+/// The arguments of a tracker tool with an issue URL in `key` read as the issue's key.
+pub(super) fn urls_in_args(args: &Value) -> Result<Option<Value>, String> {
+    let Some(Value::String(k)) = args.get("key") else {
+        return Ok(None);
+    };
+    match crate::urls::parse_tracker_url(k)? {
+        Some(key) => {
+            let mut out = args.clone();
+            if let Some(o) = out.as_object_mut() {
+                o.insert("key".into(), json!(key));
+            }
+            Ok(Some(out))
+        }
+        None => Ok(None),
+    }
+}
+
 fn now(w: &World) -> String {
     w.now().with_timezone(&w.timezone()).to_rfc3339()
 }
@@ -163,7 +185,8 @@ fn summary(w: &World, key: &str) -> Value {
         .and_then(|(p, _)| w.tracker.projects.get(&p))
         .map(|p| p.category_of(&i.state))
         .unwrap_or_default();
-    json!({"key": i.key, "title": i.title, "state": i.state, "state_category": cat, "priority": i.priority,
+    let url = crate::urls::tracker_issue_url(&w.service_url("tracker"), &i.key);
+    json!({"key": i.key, "url": url, "title": i.title, "state": i.state, "state_category": cat, "priority": i.priority,
         "assignee": i.assignee, "labels": i.labels, "estimate": i.estimate, "cycle": i.cycle, "module": i.module})
 }
 
@@ -295,7 +318,7 @@ fn get_issue(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         .get(&pk)
         .ok_or_else(|| no_issue(&a.key))?;
     let i = w.tracker.issue(&a.key).ok_or_else(|| no_issue(&a.key))?;
-    Ok(issue_json(p, i))
+    Ok(issue_json(p, i, &w.service_url("tracker")))
 }
 
 #[derive(Deserialize)]

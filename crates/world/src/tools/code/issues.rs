@@ -2,6 +2,7 @@
 //! code_close_issue.
 
 use super::*;
+use crate::urls::CodeRef;
 
 tool!(
     CREATE_ISSUE,
@@ -39,11 +40,14 @@ tool!(
     "Comment on a repository issue.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Issue number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Issue")),
             ("body", string("Comment (markdown)")),
         ],
-        &["repo", "iid", "body"]
+        &["iid", "body"]
     ),
     comment_issue
 );
@@ -53,8 +57,11 @@ tool!(
     "Change a repository issue: add or remove labels, assign it, rename it, reopen it.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Issue number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Issue")),
             ("add_labels", strings("Labels to add")),
             ("remove_labels", strings("Labels to remove")),
             (
@@ -64,7 +71,7 @@ tool!(
             ("title", string("New title")),
             ("reopen", boolean("Reopen a closed issue")),
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     update_issue
 );
@@ -74,11 +81,14 @@ tool!(
     "Close a repository issue, optionally with a closing comment.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Issue number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Issue")),
             ("comment", string("Closing comment")),
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     close_issue
 );
@@ -91,9 +101,9 @@ fn issue_index(w: &World, repo: &str, iid: u32) -> Result<usize, String> {
         .ok_or_else(|| format!("no issue #{iid} in `{repo}`; see code_list_issues"))
 }
 
-fn issue_json(w: &World, i: &Issue) -> Value {
+fn issue_json(w: &World, repo: &str, i: &Issue) -> Value {
     json!({
-        "iid": i.iid, "title": i.title, "body": i.body, "author": i.author, "state": i.state,
+        "iid": i.iid, "url": url_of(w, CodeRef::Issue(repo.to_string(), i.iid)), "title": i.title, "body": i.body, "author": i.author, "state": i.state,
         "labels": i.labels, "assignee": i.assignee, "created": show_time(w, i.created),
         "comments": i.comments.iter().map(|c| json!({"author": c.author, "time": show_time(w, c.time), "body": c.body})).collect::<Vec<_>>(),
     })
@@ -155,7 +165,8 @@ fn create_issue(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"repo": a.repo, "iid": iid, "title": a.title}),
     );
-    Ok(json!({"repo": a.repo, "iid": iid, "state": "open"}))
+    let url = url_of(w, CodeRef::Issue(a.repo.clone(), iid));
+    Ok(json!({"repo": a.repo, "iid": iid, "url": url, "state": "open"}))
 }
 
 fn list_issues(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
@@ -171,7 +182,7 @@ fn list_issues(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
                 .as_ref()
                 .is_none_or(|l| i.labels.iter().any(|x| x.eq_ignore_ascii_case(l)))
         })
-        .map(|i| issue_json(w, i))
+        .map(|i| issue_json(w, &a.repo, i))
         .collect();
     Ok(json!({"repo": a.repo, "issues": list}))
 }

@@ -2,6 +2,7 @@
 //! code_merge_mr, code_close_mr.
 
 use super::*;
+use crate::urls::CodeRef;
 
 tool!(
     CREATE_MR,
@@ -44,10 +45,13 @@ tool!(
     "A merge request with its review comments, approvals, commits, changed files with line counts, the diff, and whether it can be merged.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Merge request number"))
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Merge request"))
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     get_mr
 );
@@ -57,13 +61,16 @@ tool!(
     "Add a review comment to a merge request, optionally on a file and line of the source branch.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Merge request number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Merge request")),
             ("body", string("Comment text (markdown)")),
             ("file", string("File path the comment is about")),
             ("line", integer("Line number in that file (source branch)")),
         ],
-        &["repo", "iid", "body"]
+        &["iid", "body"]
     ),
     comment_mr
 );
@@ -73,10 +80,13 @@ tool!(
     "Approve an open merge request (not your own).",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Merge request number"))
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Merge request"))
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     approve_mr
 );
@@ -86,8 +96,11 @@ tool!(
     "Merge an open merge request into its target: a merge commit by default, or a fast-forward. Refused when it conflicts, lacks approvals, or is not open.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Merge request number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Merge request")),
             (
                 "fast_forward",
                 boolean("Fast-forward only, no merge commit (default false)")
@@ -97,7 +110,7 @@ tool!(
                 boolean("Delete the source branch after merging (default false)")
             ),
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     merge_mr
 );
@@ -107,11 +120,14 @@ tool!(
     "Close an open merge request without merging it.",
     || schema(
         &[
-            ("repo", string("Repository name")),
-            ("iid", integer("Merge request number")),
+            (
+                "repo",
+                string("Repository name (not needed when `iid` is a URL)")
+            ),
+            ("iid", number_or_url("Merge request")),
             ("comment", string("Why (added as a comment)")),
         ],
-        &["repo", "iid"]
+        &["iid"]
     ),
     close_mr
 );
@@ -124,9 +140,9 @@ fn mr_index(w: &World, repo: &str, iid: u32) -> Result<usize, String> {
         .ok_or_else(|| format!("no merge request !{iid} in `{repo}`; see code_list_mrs"))
 }
 
-fn mr_summary(w: &World, m: &MergeRequest) -> Value {
+fn mr_summary(w: &World, repo: &str, m: &MergeRequest) -> Value {
     json!({
-        "iid": m.iid, "title": m.title, "source": m.source, "target": m.target,
+        "iid": m.iid, "url": url_of(w, CodeRef::MergeRequest(repo.to_string(), m.iid)), "title": m.title, "source": m.source, "target": m.target,
         "author": m.author, "state": m.state, "created": show_time(w, m.created),
         "comments": m.comments.len(), "approvals": m.approvals,
     })
@@ -205,7 +221,10 @@ fn create_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"repo": a.repo, "iid": iid, "title": a.title, "source": a.source, "target": target}),
     );
-    Ok(json!({"repo": a.repo, "iid": iid, "source": a.source, "target": target, "state": "open"}))
+    let url = url_of(w, CodeRef::MergeRequest(a.repo.clone(), iid));
+    Ok(
+        json!({"repo": a.repo, "iid": iid, "url": url, "source": a.source, "target": target, "state": "open"}),
+    )
 }
 
 fn list_mrs(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
@@ -219,7 +238,7 @@ fn list_mrs(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         .merge_requests
         .iter()
         .filter(|m| want.as_ref().is_none_or(|s| &m.state == s))
-        .map(|m| mr_summary(w, m))
+        .map(|m| mr_summary(w, &a.repo, m))
         .collect();
     Ok(json!({"repo": a.repo, "merge_requests": list}))
 }
@@ -278,7 +297,8 @@ fn get_mr(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         ),
     };
     let mut out = json!({
-        "iid": m.iid, "title": m.title, "description": m.description, "source": m.source,
+        "iid": m.iid, "url": url_of(w, CodeRef::MergeRequest(a.repo.clone(), m.iid)),
+        "title": m.title, "description": m.description, "source": m.source,
         "target": m.target, "author": m.author, "state": m.state, "created": show_time(w, m.created),
         "comments": m.comments.iter().map(|c| json!({"author": c.author, "time": show_time(w, c.time),
             "body": c.body, "file": c.file, "line": c.line})).collect::<Vec<_>>(),
