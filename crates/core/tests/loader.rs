@@ -679,7 +679,7 @@ fn an_unknown_key_in_a_nested_table_is_located() {
 fn a_far_miss_lists_the_known_keys() {
     let e = error_for("persona = ", "colour = \"red\"\npersona = ");
     assert!(
-        e.contains("task.toml:3:1: unknown field `colour` at the top level — remove it, or use a known key: abilities, apps, category, difficulty,"),
+        e.contains("task.toml:3:1: unknown field `colour` at the top level — remove it, or use a known key: abilities, apps, category, checkpoint_bonus, difficulty,"),
         "{e}"
     );
     assert!(!e.contains("did you mean"), "{e}");
