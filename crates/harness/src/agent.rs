@@ -408,6 +408,10 @@ impl Agent for CommandAgent {
                 "model endpoint",
                 "a command harness: its model settings are its own",
             ),
+            (None, None) if self.harness == Harness::OpenHands => Check::unchecked(
+                "model endpoint",
+                "LLM_BASE_URL is not set: LiteLLM calls the model's provider at its own endpoint",
+            ),
             (None, None) => Check::failed(
                 "model endpoint",
                 format!(

@@ -557,6 +557,19 @@ fn a_call_openhands_refused_is_an_error_result_and_a_failed_conversation_a_failu
     );
     assert!(unparsed(&events).is_empty(), "{:?}", unparsed(&events));
     assert!(finals(&events).is_empty() && messages(&events).is_empty());
+    // Without `--override-with-envs` the CLI reads no settings and exits 0 without a model
+    // call: a failed turn, not an empty answer.
+    let events = parse_all(
+        Format::OpenHands,
+        &sample("openhands/no-settings.stdout"),
+        "",
+    );
+    let failed = failures(&events);
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(
+        failed[0].starts_with("Headless mode requires existing settings"),
+        "{failed:?}"
+    );
 }
 
 #[test]

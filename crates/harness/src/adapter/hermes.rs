@@ -43,6 +43,25 @@ pub(super) fn template(def: &HarnessDef) -> Vec<String> {
     t
 }
 
+/// What Hermes needs that `def` lacks, with the fix: the endpoint of the `custom` provider
+/// Bureau runs it on (`CUSTOM_BASE_URL`; without it Hermes falls back to OpenRouter and stops
+/// for want of its key), unless `args` choose another provider.
+pub(super) fn missing_settings(def: &HarnessDef) -> Option<String> {
+    let set = def
+        .env
+        .get("CUSTOM_BASE_URL")
+        .cloned()
+        .or_else(|| std::env::var("CUSTOM_BASE_URL").ok())
+        .is_some_and(|v| !v.trim().is_empty());
+    let other_provider = def
+        .args
+        .iter()
+        .any(|a| a == "--provider" || a.starts_with("--provider="));
+    (!set && !other_provider).then(|| {
+        "Hermes runs on its `custom` provider and `CUSTOM_BASE_URL` is not set — give the OpenAI-compatible endpoint as CUSTOM_BASE_URL in the agent's `env` (or the environment), or another provider with `--provider <name>` in `args`".to_string()
+    })
+}
+
 /// Hermes's home (`HERMES_HOME`) under the private `home`.
 pub(super) fn hermes_home(home: &Path) -> PathBuf {
     home.join(".hermes")
@@ -215,6 +234,21 @@ mod tests {
         assert_eq!(reader[0], "/venv/bin/python");
         assert_eq!(reader.last().unwrap(), "s-1");
         assert!(Path::new(&reader[reader.len() - 2]).starts_with(home));
+    }
+
+    #[test]
+    fn hermes_without_an_endpoint_is_refused_unless_args_choose_a_provider() {
+        let mut def = HarnessDef::new("hermes");
+        def.env
+            .insert("CUSTOM_BASE_URL".into(), "http://127.0.0.1:9/v1".into());
+        assert_eq!(super::missing_settings(&def), None);
+        def.env.insert("CUSTOM_BASE_URL".into(), "".into());
+        if std::env::var("CUSTOM_BASE_URL").is_err() {
+            let why = super::missing_settings(&def).unwrap();
+            assert!(why.contains("CUSTOM_BASE_URL"), "{why}");
+            def.args = vec!["--provider".into(), "openrouter".into()];
+            assert_eq!(super::missing_settings(&def), None);
+        }
     }
 
     #[test]

@@ -152,10 +152,11 @@ impl Harness {
     }
 
     /// What the harness needs configured that `def` lacks, with the fix (`None`: nothing
-    /// missing that Bureau can see): OpenHands's model and key.
+    /// missing that Bureau can see): OpenHands's model and key, Hermes's endpoint.
     pub fn missing_settings(&self, def: &HarnessDef) -> Option<String> {
         match self {
             Harness::OpenHands => openhands::missing_settings(def),
+            Harness::Hermes => hermes::missing_settings(def),
             _ => None,
         }
     }

@@ -22,7 +22,9 @@
 //!   server answered 400), while the CLI still exits 0: the turn failed.
 //!
 //! Plain lines: `✓ Agent initialized with model: <model>` (the model), `Conversation ID: <hex>`
-//! (the conversation to resume with `--resume <hex>`), `Error: ...` (the CLI's own error), and
+//! (the conversation to resume with `--resume <hex>`), `Error: ...` (the CLI's own error),
+//! `Headless mode requires existing settings.` (no settings were read: the CLI exits 0 without
+//! a model call — the turn failed), and
 //! the CLI's decoration (a conversation summary box, greetings, hints) — dropped. The usage
 //! is not in the stream: the agent reads the conversation's `base_state.json` after the turn
 //! and hands it to [`StreamParser::transcript`]: `stats.usage_to_metrics.<usage id>` (the
@@ -124,6 +126,13 @@ impl OpenHandsParser {
             .strip_prefix("Agent initialized with model:")
         {
             return vec![Event::Model(model.trim().to_string())];
+        }
+        // Without `--override-with-envs` (or settings of its own) OpenHands stops here and
+        // exits 0 without a model call: not an answer.
+        if text.starts_with("Headless mode requires existing settings") {
+            return vec![Event::Failed(format!(
+                "{text} (OpenHands read no model settings: it needs --override-with-envs with LLM_MODEL and LLM_API_KEY)"
+            ))];
         }
         if let Some(e) = text.strip_prefix("Error:") {
             return vec![Event::Error(e.trim().to_string())];
