@@ -1034,3 +1034,29 @@ impl<'a> Transcript<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{version_key, version_number};
+
+    #[test]
+    fn versions_are_read_from_each_harnesss_version_line_and_compared_numerically() {
+        let found = |l: &str| version_number(l);
+        assert_eq!(found("OpenHands CLI 1.16.0").as_deref(), Some("1.16.0"));
+        assert_eq!(
+            found("Hermes Agent v0.19.0 (2026.7.20)").as_deref(),
+            Some("0.19.0")
+        );
+        assert_eq!(found("2.1.332 (Claude Code)").as_deref(), Some("2.1.332"));
+        assert_eq!(found("codex-cli 0.169.0").as_deref(), Some("0.169.0"));
+        assert_eq!(
+            found("OpenClaw 2026.9.6 (eb377ac)").as_deref(),
+            Some("2026.9.6")
+        );
+        assert_eq!(found("my-agent, development build"), None);
+        assert!(version_key("0.18.2") < version_key("0.19.0"));
+        assert!(version_key("1.9.0") < version_key("1.16.0"));
+        assert!(version_key("2026.10.1") > version_key("2026.9.6"));
+        assert!(version_key("1.16.0") >= version_key("1.16.0"));
+    }
+}
