@@ -166,6 +166,9 @@ impl CommandAgent {
                 env.entry(k.to_string())
                     .or_insert_with(|| v.to_string_lossy().into_owned());
             }
+            // As it runs (adapter::harness_env): LiteLLM's bundled price table, not a fetch.
+            env.entry("LITELLM_LOCAL_MODEL_COST_MAP".into())
+                .or_insert_with(|| "True".into());
         }
         let mut out = String::new();
         let done = process::run(
