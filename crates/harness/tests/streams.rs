@@ -661,6 +661,20 @@ fn a_resumed_hermes_session_reads_only_this_turns_rows_and_the_running_totals() 
 }
 
 #[test]
+fn hermess_scanner_notice_is_a_warning_not_part_of_the_final_message() {
+    // Captured from Hermes 0.19.0 run without `security.tirith_enabled: false`.
+    let events = parse_all(
+        Format::Hermes,
+        &sample("hermes/tirith-warning.stdout"),
+        &sample("hermes/tirith-warning.stderr"),
+    );
+    assert_eq!(finals(&events), ["Hello from the script."]);
+    let w = warnings(&events);
+    assert_eq!(w.len(), 1, "{events:?}");
+    assert!(w[0].starts_with("⚠ tirith security scanner"), "{w:?}");
+}
+
+#[test]
 fn a_bureau_call_hermes_refused_is_an_error_result_with_its_message() {
     let events = parse_with_transcript(
         Format::Hermes,

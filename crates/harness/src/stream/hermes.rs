@@ -3,7 +3,8 @@
 //!
 //! As Hermes 0.19.0 prints it (`tests/streams/hermes/`, captured from the real program): stdout
 //! holds only the final response (with `security.tirith_enabled: false` in its config, which
-//! Bureau writes — else its security scanner's warning comes first); stderr holds
+//! Bureau writes — else its security scanner's notice, `⚠ tirith security scanner enabled but
+//! not available ...`, comes first: read as a warning, not as the response); stderr holds
 //! `session_id: <id>` (the session to `--resume`), `↻ Resumed session <id> (...)` on a resumed
 //! turn, and `Error: <message>` when the turn failed with no response (exit 1).
 //!
@@ -35,6 +36,11 @@ pub struct HermesParser {
 
 impl StreamParser for HermesParser {
     fn line(&mut self, line: &str) -> Vec<Event> {
+        // Hermes's security scanner's notice, printed first on stdout when its configuration
+        // leaves `security.tirith_enabled` on (Bureau's does not): not the response.
+        if self.text.trim().is_empty() && line.trim_start().starts_with("⚠ tirith") {
+            return vec![Event::Warning(line.trim().to_string())];
+        }
         self.text.push_str(line);
         self.text.push('\n');
         Vec::new()
