@@ -537,6 +537,44 @@ impl Agent for CommandAgent {
         for event in parser.finish(&finished.stderr_tail) {
             transcript.event(event);
         }
+        // A harness stopped before it printed its session (OpenHands and Hermes print it last):
+        // the one it last wrote to in the trial's private store, so that the turn's usage is
+        // read and the next turn resumes it.
+        if transcript.session.is_none()
+            && let Some(latest) = adapter::latest_session(harness, &trial.env, located.as_deref())
+        {
+            let found = match latest {
+                adapter::LatestSession::Known(id) => Some(id),
+                adapter::LatestSession::Command(argv) => {
+                    let mut id = String::new();
+                    let ran = process::run(
+                        &Spawn {
+                            argv: &argv,
+                            cwd: trial.dir.path(),
+                            env: &trial.env,
+                            deadline: TRANSCRIPT_TIMEOUT,
+                            entry: None,
+                        },
+                        |line| {
+                            if id.is_empty() && !line.trim().is_empty() {
+                                id = line.trim().to_string();
+                            }
+                        },
+                    );
+                    ran.ok()
+                        .filter(|d| d.status.is_some_and(|s| s.success()))
+                        .and(Some(id))
+                        .filter(|id| !id.is_empty())
+                }
+            };
+            if let Some(id) = found {
+                transcript.event(Event::Warning(format!(
+                    "{} printed no session id (it was stopped before the end of its output); its latest session in the trial's private store is {id}, read for the turn's usage and resumed next turn",
+                    harness.as_str()
+                )));
+                transcript.event(Event::Session(id));
+            }
+        }
         // The part of the turn the harness keeps apart from its output (OpenClaw's transcript,
         // OpenHands's usage, Hermes's messages and usage).
         if let Some(session) = transcript.session.clone()

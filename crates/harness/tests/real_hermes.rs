@@ -371,3 +371,100 @@ fn a_bureau_call_hermes_never_sends_is_noted_with_its_error() {
     assert_eq!(messages, ["Done."]);
     assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
 }
+
+/// A turn stopped at the agent's wall-clock limit while its model call hangs: Hermes prints its
+/// session only at the end, so Bureau takes it from the trial's private store — the turn's
+/// usage is read and turn 2 resumes the same conversation. The limit is recorded as a limit,
+/// and the trial is scored.
+#[test]
+#[ignore = "runs the real harness: .ci/run's harness step installs it"]
+fn a_hermes_turn_stopped_at_the_wall_keeps_its_session_and_usage() {
+    if harness("hermes", "hermes").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("memo");
+    common::write_memo_task(&task, "memo");
+    let server = server(&json!([
+        call(
+            "files_write",
+            json!({"path": "memo.md", "content": "The meeting moved to Friday.\n"}),
+            400,
+            100,
+            30
+        ),
+        {"sleep": 600},
+        call(
+            "files_read",
+            json!({"path": "notes/budget.txt"}),
+            700,
+            500,
+            25
+        ),
+        text("Budget added.", 900, 700, 15),
+    ]));
+    let agents = agents_file(dir.path(), &server);
+    let mut toml = std::fs::read_to_string(&agents).unwrap();
+    toml.push_str("[agents.hm.limits]\nwall_seconds = 30\n");
+    std::fs::write(&agents, toml).unwrap();
+    let out = dir.path().join("run");
+    let outcome = run(&task, "hm", &out, &agents);
+    let trial = out.join("trials/memo/hm/1");
+    let result = common::json(&trial.join("result.json"));
+    assert_eq!(outcome.errored, 0, "{result:#}");
+    assert_eq!(
+        result["usage"]["limits_hit"],
+        json!(["1:wall_seconds"]),
+        "{result:#}"
+    );
+    let steps = lines(&trial.join("trajectory.jsonl"));
+    let tools: Vec<(u64, &str)> = of(&steps, "tool_call")
+        .map(|s| (s["turn"].as_u64().unwrap(), s["tool"].as_str().unwrap()))
+        .collect();
+    assert_eq!(tools, [(1, "files_write"), (2, "files_read")], "{steps:#?}");
+    let warnings = notes(&steps, "harness_warning");
+    assert_eq!(warnings.len(), 1, "{steps:#?}");
+    assert!(
+        warnings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("printed no session id")),
+        "{warnings:#?}"
+    );
+    let calls: Vec<&Value> = of(&steps, "model_call").collect();
+    assert_eq!(calls.len(), 2, "{steps:#?}");
+    assert_eq!(calls[0]["turn"], 1);
+    assert_eq!(calls[0]["response"]["timed_out"], true);
+    let session = calls[0]["response"]["session_id"].as_str().unwrap();
+    assert_eq!(calls[1]["response"]["session_id"], session);
+    // Turn 1's usage is its one answered model call; turn 2's its own.
+    let usage = |i: usize, k: &str| calls[i]["usage"][k].as_u64().unwrap();
+    assert_eq!(
+        (
+            usage(0, "input_tokens"),
+            usage(0, "cached_input_tokens"),
+            usage(0, "output_tokens")
+        ),
+        (400, 100, 30)
+    );
+    assert_eq!(
+        (
+            usage(1, "input_tokens"),
+            usage(1, "cached_input_tokens"),
+            usage(1, "output_tokens")
+        ),
+        (1600, 1200, 40)
+    );
+    // Turn 2 resumed turn 1's conversation.
+    let requests = chat_requests(&server);
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    let turn2 = requests[2]["messages"].to_string();
+    assert!(
+        turn2.contains("Write memo.md saying the meeting moved to Friday"),
+        "{turn2}"
+    );
+    assert!(turn2.contains("Budget notes arrived"), "{turn2}");
+    let messages: Vec<(u64, &str)> = of(&steps, "message")
+        .map(|s| (s["turn"].as_u64().unwrap(), s["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(messages, [(2, "Budget added.")]);
+}

@@ -164,6 +164,35 @@ for m in c.execute(
     print(json.dumps({"message": {k: m[k] for k in m.keys()}}))
 "#;
 
+/// Prints the id of the session Hermes last started in its store (nothing when there is none).
+const LATEST_SESSION: &str = r#"
+import os, sqlite3, sys
+db = sys.argv[-1]
+if os.path.exists(db):
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    row = c.execute("SELECT id FROM sessions ORDER BY started_at DESC LIMIT 1").fetchone()
+    if row:
+        print(row[0])
+"#;
+
+/// The command printing the session Hermes last started (see [`LATEST_SESSION`]): the session
+/// of a turn stopped before it printed `session_id:` (the store is the trial's own).
+pub(super) fn latest_session_reader(
+    python: &Path,
+    env: &BTreeMap<String, String>,
+) -> Option<Vec<String>> {
+    let home = env.get("HERMES_HOME")?;
+    Some(vec![
+        python.to_string_lossy().into_owned(),
+        "-c".into(),
+        LATEST_SESSION.into(),
+        Path::new(home)
+            .join("state.db")
+            .to_string_lossy()
+            .into_owned(),
+    ])
+}
+
 /// The command printing the state of `session` (see [`READ_STATE`]), run with `python`;
 /// `env` is the harness's environment (its `HERMES_HOME`).
 pub(super) fn transcript_reader(

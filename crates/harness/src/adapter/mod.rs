@@ -326,6 +326,36 @@ pub fn after_turn(
     }
 }
 
+/// Where to find the session of a turn whose output named none (the harness was stopped
+/// before printing it: OpenHands and Hermes print it last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LatestSession {
+    /// Found in the harness's private store (OpenHands's newest conversation).
+    Known(String),
+    /// A command printing it (Hermes's newest session in its SQLite store), run like an
+    /// [`AfterTurn::Command`].
+    Command(Vec<String>),
+}
+
+/// The session `harness` last wrote to in the trial's private store, for a turn whose output
+/// named none; `env` is the harness's environment, `program` the harness's program.
+pub fn latest_session(
+    harness: Harness,
+    env: &BTreeMap<String, String>,
+    program: Option<&Path>,
+) -> Option<LatestSession> {
+    match harness {
+        Harness::OpenHands => openhands::latest_conversation(env).map(LatestSession::Known),
+        Harness::Hermes => {
+            let python = program
+                .and_then(hermes::interpreter)
+                .unwrap_or_else(|| PathBuf::from("python3"));
+            hermes::latest_session_reader(&python, env).map(LatestSession::Command)
+        }
+        _ => None,
+    }
+}
+
 /// The Python interpreter that runs the Hermes at `program`, when its script names one.
 pub fn hermes_python(program: &Path) -> Option<PathBuf> {
     hermes::interpreter(program)

@@ -114,6 +114,35 @@ pub(super) fn missing_settings(def: &HarnessDef) -> Option<String> {
     })
 }
 
+/// The conversations directory of the harness's environment `env`.
+fn conversations_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    env.get("OPENHANDS_CONVERSATIONS_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            env.get("OPENHANDS_PERSISTENCE_DIR")
+                .map(|p| Path::new(p).join("conversations"))
+        })
+}
+
+/// The conversation OpenHands last wrote to in the private conversations directory: the
+/// session of a turn stopped before it printed its `Conversation ID` (the directory is the
+/// trial's own, so its newest conversation is this turn's).
+pub(super) fn latest_conversation(env: &BTreeMap<String, String>) -> Option<String> {
+    let dir = conversations_dir(env)?;
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("base_state.json").is_file())
+        .filter_map(|e| {
+            let modified = std::fs::metadata(e.path().join("base_state.json"))
+                .and_then(|m| m.modified())
+                .ok()?;
+            Some((modified, e.file_name().to_string_lossy().into_owned()))
+        })
+        .max()
+        .map(|(_, id)| id)
+}
+
 /// The file holding the usage of conversation `session` (its running total): the
 /// conversations directory of the harness's environment `env`.
 pub(super) fn usage_file(env: &BTreeMap<String, String>, session: &str) -> Option<PathBuf> {
@@ -125,14 +154,11 @@ pub(super) fn usage_file(env: &BTreeMap<String, String>, session: &str) -> Optio
     {
         return None;
     }
-    let dir = env
-        .get("OPENHANDS_CONVERSATIONS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            env.get("OPENHANDS_PERSISTENCE_DIR")
-                .map(|p| Path::new(p).join("conversations"))
-        })?;
-    Some(dir.join(session.replace('-', "")).join("base_state.json"))
+    Some(
+        conversations_dir(env)?
+            .join(session.replace('-', ""))
+            .join("base_state.json"),
+    )
 }
 
 #[cfg(test)]
@@ -171,6 +197,33 @@ mod tests {
         def.env.insert("LLM_MODEL".into(), "openai/other".into());
         let env = harness_env(Harness::OpenHands, dir.path(), Path::new("/w"), "tok", &def);
         assert_eq!(env["LLM_MODEL"], "openai/gpt-4o");
+    }
+
+    #[test]
+    fn the_conversation_openhands_last_wrote_is_found_in_the_private_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = harness_env(
+            Harness::OpenHands,
+            dir.path(),
+            Path::new("/w"),
+            "tok",
+            &HarnessDef::new("openhands"),
+        );
+        assert_eq!(super::latest_conversation(&env), None);
+        let conversations = Path::new(&env["OPENHANDS_CONVERSATIONS_DIR"]);
+        for id in ["aaa111", "bbb222"] {
+            std::fs::create_dir_all(conversations.join(id)).unwrap();
+            std::fs::write(conversations.join(id).join("base_state.json"), "{}").unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // A directory without a state is not a conversation.
+        std::fs::create_dir_all(conversations.join("ccc333")).unwrap();
+        assert_eq!(super::latest_conversation(&env).as_deref(), Some("bbb222"));
+        assert_eq!(
+            latest_session(Harness::OpenHands, &env, None),
+            Some(LatestSession::Known("bbb222".into()))
+        );
+        assert_eq!(latest_session(Harness::Codex, &env, None), None);
     }
 
     #[test]

@@ -13,7 +13,8 @@ from the script, one step per request, in order (the same steps as responses.py)
      {"text": "Done.", "usage": {"input_tokens": 100, "cached_tokens": 20, "output_tokens": 7}}]
 
 A step `{"http_error": {"status": 400, "message": "..."}}` answers with that HTTP error (an
-OpenAI-style error body) instead. A call's `name` is the tool name as the harness exposes it;
+OpenAI-style error body) instead; a step `{"sleep": 120}` answers only after that many seconds
+(a model call that hangs, for a harness's wall-clock limit), with the text "(woke up)". A call's `name` is the tool name as the harness exposes it;
 when no tool of the request has that exact name, the one tool whose name ends with it after a
 separator (`__`, `_`, `.`, `-`, `/`, `:`) is used (`files_write` matches Hermes's
 `mcp_bureau_files_write`), so one script serves several harnesses. A request that finds the
@@ -280,6 +281,9 @@ def make_handler(state, aux_marker):
                     "message": err.get("message", "scripted error"),
                     "type": "invalid_request_error", "code": None, "param": None}})
                 return
+            if step is not None and "sleep" in step:
+                time.sleep(float(step["sleep"]))
+                step = {"text": "(woke up)"}
             message, finish, usage = build(step, n, body, state.model)
             self.answer(body, message, finish, usage, n if step is not None else n + 1000)
 
