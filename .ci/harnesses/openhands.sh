@@ -6,7 +6,8 @@
 #
 # OpenHands 1.16 requires CPython 3.12 exactly (`Requires-Python: ==3.12.*`; PyPI offers only
 # a 0.0.0 placeholder to any other Python). The interpreter is `$BUREAU_OPENHANDS_PYTHON`, else
-# `python3.12` on PATH, else pyenv's newest 3.12. The cache is
+# `python3.12` on PATH, else pyenv's newest 3.12: no registry this project reaches provides a
+# CPython 3.12 (docs/harnesses/openhands.md), so a machine without one fails here, loudly. The cache is
 # ${BUREAU_HARNESS_CACHE:-$HOME/.cache/bureau-harnesses}. On failure it says so loudly on
 # stderr and exits non-zero (the caller may then set BUREAU_HARNESS_SKIP_OPENHANDS).
 set -euo pipefail
