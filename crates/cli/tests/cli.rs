@@ -723,3 +723,132 @@ fn agents_check_names_what_each_agent_lacks() {
     );
     drop(listener);
 }
+
+/// A fake harness program `name` in `bin`, run by a fake `python3` (as pip writes a script's
+/// `#!` line): `--version` prints `version`; `python3 -c ...` (Bureau's check that Hermes's
+/// Python imports `mcp`) succeeds only when `mcp` is true.
+fn fake_python_harness(bin: &std::path::Path, name: &str, version: &str, mcp: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin).unwrap();
+    let python = bin.join("python3");
+    let import = if mcp {
+        "exit 0".to_string()
+    } else {
+        "echo \"ModuleNotFoundError: No module named 'mcp'\" >&2; exit 1".to_string()
+    };
+    std::fs::write(
+        &python,
+        format!("#!/bin/sh\nif [ \"$1\" = -c ]; then {import}; fi\necho '{version}'\n"),
+    )
+    .unwrap();
+    let program = bin.join(name);
+    std::fs::write(&program, format!("#!{}\n", python.display())).unwrap();
+    for p in [&python, &program] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// Issue 13: a Hermes without `mcp` (Bureau's tools would be silently absent), a Hermes older
+/// than the verified one, and an OpenHands without its key each get one clear line naming the
+/// fix, and exit 2.
+#[test]
+fn agents_check_names_a_hermes_without_mcp_an_old_one_and_an_openhands_without_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let up = listener.local_addr().unwrap().port();
+    let no_mcp = dir.path().join("no-mcp");
+    let old = dir.path().join("old");
+    let good = dir.path().join("good");
+    fake_python_harness(&no_mcp, "hermes", "Hermes Agent v0.19.0 (2026.7.20)", false);
+    fake_python_harness(&old, "hermes", "Hermes Agent v0.18.2 (2026.6.1)", true);
+    fake_python_harness(&good, "hermes", "Hermes Agent v0.19.0 (2026.7.20)", true);
+    let openhands = dir.path().join("openhands");
+    fake_python_harness(&openhands, "openhands", "OpenHands CLI 1.16.0", true);
+    let agents = dir.path().join("agents.toml");
+    let hermes = |name: &str, bin: &std::path::Path| {
+        format!(
+            "[agents.{name}]\nharness = \"hermes\"\nmodel = \"gpt-4o\"\n\
+             env = {{ PATH = \"{}\", CUSTOM_BASE_URL = \"http://127.0.0.1:{up}/v1\" }}\n",
+            bin.display()
+        )
+    };
+    std::fs::write(
+        &agents,
+        format!(
+            "{}{}{}[agents.oh]\nharness = \"openhands\"\nmodel = \"openai/gpt-4o\"\n\
+             env = {{ PATH = \"{}\", LLM_BASE_URL = \"http://127.0.0.1:{up}/v1\", LLM_API_KEY = \"\" }}\n",
+            hermes("hm-no-mcp", &no_mcp),
+            hermes("hm-old", &old),
+            hermes("hm", &good),
+            openhands.display()
+        ),
+    )
+    .unwrap();
+    let out = bureau()
+        .args(["agents", "check", "hm"])
+        .arg("--agents-file")
+        .arg(&agents)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("ok    mcp support: "), "{stdout}");
+    assert!(
+        stdout.contains("ok    version: Hermes Agent v0.19.0"),
+        "{stdout}"
+    );
+
+    let out = bureau()
+        .args(["agents", "check", "hm-no-mcp", "hm-old", "oh"])
+        .arg("--agents-file")
+        .arg(&agents)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{}", text(&out.stderr));
+    let fails: Vec<&str> = stdout.lines().filter(|l| l.contains("FAIL")).collect();
+    assert_eq!(fails.len(), 3, "{stdout}");
+    assert!(
+        fails[0].contains("FAIL  mcp support: Hermes's Python")
+            && fails[0].contains("cannot import `mcp`")
+            && fails[0].contains("No module named 'mcp'")
+            && fails[0].contains("hermes-agent[mcp]==0.19.0"),
+        "{stdout}"
+    );
+    assert!(
+        fails[1].contains("FAIL  version: Hermes Agent v0.18.2")
+            && fails[1].contains("older than 0.19.0")
+            && fails[1].contains("pip install 'hermes-agent[mcp]==0.19.0'"),
+        "{stdout}"
+    );
+    assert!(
+        fails[2].contains("FAIL  settings: OpenHands") && fails[2].contains("`LLM_API_KEY`"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("3 of 3 agent(s) cannot work"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // `bureau run` refuses the Hermes without `mcp` before any trial, with the same line.
+    let task = dir.path().join("memo");
+    write_memo_task(&task, "memo");
+    let out = bureau()
+        .arg("run")
+        .arg(&task)
+        .args(["--quiet", "--agent", "hm-no-mcp", "--out"])
+        .arg(dir.path().join("run"))
+        .arg("--agents-file")
+        .arg(&agents)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("agent `hm-no-mcp`: Hermes's Python") && stderr.contains("`mcp`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("run/trials").exists(), "no trial ran");
+    drop(listener);
+}

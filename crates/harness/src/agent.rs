@@ -26,12 +26,15 @@ const ERROR_TAIL: usize = 2000;
 /// Lines of output outside the harness's format kept in the trajectory, per turn.
 const UNPARSED_KEPT: usize = 20;
 
-/// How long `<program> --version` may take.
-/// How long `<program> --version` may take (OpenHands's CLI takes 12–27 s to start).
+/// How long `<program> --version` may take (OpenHands's CLI takes 7–27 s to start: it imports
+/// its whole SDK, and LiteLLM may first try to fetch a price table).
 const VERSION_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// How long reading a harness's transcript after a turn may take.
 const TRANSCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long checking that Hermes's Python imports `mcp` may take.
+const MCP_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A third-party harness as a Bureau agent.
 ///
@@ -149,13 +152,30 @@ impl CommandAgent {
     pub fn version(&self) -> Option<String> {
         let dir = tempfile::tempdir().ok()?;
         let argv = vec![self.program().to_string(), "--version".to_string()];
+        // The agent's own environment: its PATH, its Python or Node, its settings — and, for
+        // Hermes and OpenHands, which run with a private home, a throwaway one (Hermes's
+        // `--version` writes an update check into `~/.hermes`).
+        let mut env = self.def.env.clone();
+        if matches!(self.harness, Harness::Hermes | Harness::OpenHands) {
+            let home = dir.path().join("home");
+            for (k, v) in [
+                ("HOME", home.clone()),
+                ("HERMES_HOME", home.join(".hermes")),
+                ("OPENHANDS_PERSISTENCE_DIR", home.join(".openhands")),
+            ] {
+                env.entry(k.to_string())
+                    .or_insert_with(|| v.to_string_lossy().into_owned());
+            }
+            // As it runs (adapter::harness_env): LiteLLM's bundled price table, not a fetch.
+            env.entry("LITELLM_LOCAL_MODEL_COST_MAP".into())
+                .or_insert_with(|| "True".into());
+        }
         let mut out = String::new();
         let done = process::run(
             &Spawn {
                 argv: &argv,
                 cwd: dir.path(),
-                // The agent's own environment: its PATH, its Python or Node, its settings.
-                env: &self.def.env,
+                env: &env,
                 deadline: VERSION_TIMEOUT,
                 entry: None,
             },
@@ -167,6 +187,54 @@ impl CommandAgent {
         )
         .ok()?;
         (done.status.is_some_and(|s| s.success()) && !out.is_empty()).then_some(out)
+    }
+
+    /// Whether the Hermes at `program` can load MCP servers: its Python imports `mcp` (an
+    /// optional dependency; without it Hermes silently starts without Bureau's tools).
+    fn hermes_mcp(&self, program: &std::path::Path) -> Result<String, String> {
+        let Some(python) = adapter::hermes_python(program) else {
+            // Not a pip-installed script (a wrapper of one's own): nothing to check here.
+            return Ok(format!(
+                "{} names no Python interpreter: not checked",
+                program.display()
+            ));
+        };
+        let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
+        let argv = adapter::hermes_mcp_probe(&python);
+        let done = process::run(
+            &Spawn {
+                argv: &argv,
+                cwd: dir.path(),
+                env: &self.def.env,
+                deadline: MCP_PROBE_TIMEOUT,
+                entry: None,
+            },
+            |_| {},
+        );
+        let fix = format!(
+            "install it beside Hermes with `{} -m pip install 'hermes-agent[mcp]==0.19.0'` (or `pip install mcp` into Hermes's environment)",
+            python.display()
+        );
+        match done {
+            Ok(d) if d.status.is_some_and(|s| s.success()) => Ok(format!(
+                "{} imports `mcp`: Hermes loads Bureau's MCP server",
+                python.display()
+            )),
+            Ok(d) => Err(format!(
+                "Hermes's Python {} cannot import `mcp` (Hermes would run without Bureau's tools, silently){} — {fix}",
+                python.display(),
+                d.stderr_tail
+                    .trim()
+                    .lines()
+                    .last()
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            )),
+            Err(e) => Err(format!(
+                "cannot run Hermes's Python {}: {e} — {fix}",
+                python.display()
+            )),
+        }
     }
 
     fn start(&mut self, world: &Arc<Mutex<World>>) -> Result<&mut Trial, AgentError> {
@@ -205,9 +273,15 @@ impl CommandAgent {
                     url: &endpoint.url,
                     authorization: &authorization,
                 },
+                &self.def,
             )?;
-            let env =
-                adapter::harness_env(self.harness, dir.path(), &endpoint.token, &self.def.env);
+            let env = adapter::harness_env(
+                self.harness,
+                dir.path(),
+                &workspace,
+                &endpoint.token,
+                &self.def,
+            );
             let trial_session = format!(
                 "bureau-{}",
                 dir.path()
@@ -239,27 +313,38 @@ impl Agent for CommandAgent {
     }
 
     fn preflight(&self) -> Result<(), AgentError> {
-        if self.locate().is_some() {
-            return Ok(());
-        }
-        let where_ = if self.program().contains('/') {
-            "does not exist or is not executable".to_string()
-        } else {
-            "is not installed (not on PATH)".to_string()
+        let Some(program) = self.locate() else {
+            let where_ = if self.program().contains('/') {
+                "does not exist or is not executable".to_string()
+            } else {
+                "is not installed (not on PATH)".to_string()
+            };
+            return Err(AgentError::Config(format!(
+                "agent `{}`: the program `{}` {where_} — {}",
+                self.name,
+                self.program(),
+                self.harness.install_hint()
+            )));
         };
-        Err(AgentError::Config(format!(
-            "agent `{}`: the program `{}` {where_} — {}",
-            self.name,
-            self.program(),
-            self.harness.install_hint()
-        )))
+        if let Some(why) = self.harness.missing_settings(&self.def) {
+            return Err(AgentError::Config(format!("agent `{}`: {why}", self.name)));
+        }
+        if self.harness == Harness::Hermes
+            && let Err(why) = self.hermes_mcp(&program)
+        {
+            return Err(AgentError::Config(format!("agent `{}`: {why}", self.name)));
+        }
+        Ok(())
     }
 
     /// The program (where it is), its version, and the model endpoint it will use.
     fn diagnose(&self) -> Vec<Check> {
         let mut checks = Vec::new();
-        match self.locate() {
-            Some(p) => checks.push(Check::ok("program", p.display().to_string())),
+        let program = match self.locate() {
+            Some(p) => {
+                checks.push(Check::ok("program", p.display().to_string()));
+                p
+            }
             None => {
                 checks.push(match self.preflight() {
                     Err(e) => Check::failed("program", e.to_string()),
@@ -267,9 +352,23 @@ impl Agent for CommandAgent {
                 });
                 return checks;
             }
-        }
+        };
         checks.push(match self.version() {
-            Some(v) => Check::ok("version", v),
+            Some(v) => match (self.harness.verified_version(), version_number(&v)) {
+                (Some(verified), Some(found))
+                    if version_key(&found) < version_key(verified) =>
+                {
+                    Check::failed(
+                        "version",
+                        format!(
+                            "{v}: older than {verified}, the version Bureau's {} adapter is verified with (its output may not be read) — {}",
+                            self.harness.as_str(),
+                            self.harness.install_hint()
+                        ),
+                    )
+                }
+                _ => Check::ok("version", v),
+            },
             None if self.harness == Harness::Command => Check::unchecked(
                 "version",
                 format!("`{} --version` gave no version", self.program()),
@@ -284,6 +383,15 @@ impl Agent for CommandAgent {
                 ),
             ),
         });
+        if let Some(why) = self.harness.missing_settings(&self.def) {
+            checks.push(Check::failed("settings", why));
+        }
+        if self.harness == Harness::Hermes {
+            checks.push(match self.hermes_mcp(&program) {
+                Ok(detail) => Check::ok("mcp support", detail),
+                Err(why) => Check::failed("mcp support", why),
+            });
+        }
         let (vars, default) = self.harness.endpoint_vars();
         let set = vars.iter().find_map(|v| {
             self.def
@@ -302,6 +410,10 @@ impl Agent for CommandAgent {
             (None, None) if vars.is_empty() => Check::unchecked(
                 "model endpoint",
                 "a command harness: its model settings are its own",
+            ),
+            (None, None) if self.harness == Harness::OpenHands => Check::unchecked(
+                "model endpoint",
+                "LLM_BASE_URL is not set: LiteLLM calls the model's provider at its own endpoint",
             ),
             (None, None) => Check::failed(
                 "model endpoint",
@@ -332,6 +444,7 @@ impl Agent for CommandAgent {
         let agent_wall = self.def.wall_seconds.map(Duration::from_secs);
         let program = self.program().to_string();
         let price = self.def.price.clone();
+        let located = self.locate();
         let trial = self.start(tools.world())?;
         // Read each turn: a replica's entry belongs to the generation the world is on. The
         // harness sees the workspace at the entry's inner path, else at the world's path.
@@ -424,11 +537,56 @@ impl Agent for CommandAgent {
         for event in parser.finish(&finished.stderr_tail) {
             transcript.event(event);
         }
-        // The part of the turn the harness keeps apart from its output (OpenClaw's transcript).
-        if let Some(session) = transcript.session.clone()
-            && let Some(reader) = adapter::transcript_reader(harness, trial.dir.path(), &session)
+        // A harness stopped before it printed its session (OpenHands and Hermes print it last):
+        // the one it last wrote to in the trial's private store, so that the turn's usage is
+        // read and the next turn resumes it.
+        if transcript.session.is_none()
+            && let Some(latest) = adapter::latest_session(harness, &trial.env, located.as_deref())
         {
-            for event in read_transcript(&reader, trial, &mut *parser, &session) {
+            let found = match latest {
+                adapter::LatestSession::Known(id) => Some(id),
+                adapter::LatestSession::Command(argv) => {
+                    let mut id = String::new();
+                    let ran = process::run(
+                        &Spawn {
+                            argv: &argv,
+                            cwd: trial.dir.path(),
+                            env: &trial.env,
+                            deadline: TRANSCRIPT_TIMEOUT,
+                            entry: None,
+                        },
+                        |line| {
+                            if id.is_empty() && !line.trim().is_empty() {
+                                id = line.trim().to_string();
+                            }
+                        },
+                    );
+                    ran.ok()
+                        .filter(|d| d.status.is_some_and(|s| s.success()))
+                        .and(Some(id))
+                        .filter(|id| !id.is_empty())
+                }
+            };
+            if let Some(id) = found {
+                transcript.event(Event::Warning(format!(
+                    "{} printed no session id (it was stopped before the end of its output); its latest session in the trial's private store is {id}, read for the turn's usage and resumed next turn",
+                    harness.as_str()
+                )));
+                transcript.event(Event::Session(id));
+            }
+        }
+        // The part of the turn the harness keeps apart from its output (OpenClaw's transcript,
+        // OpenHands's usage, Hermes's messages and usage).
+        if let Some(session) = transcript.session.clone()
+            && let Some(source) = adapter::after_turn(
+                harness,
+                trial.dir.path(),
+                &trial.env,
+                located.as_deref(),
+                &session,
+            )
+        {
+            for event in read_transcript(&source, trial, &mut *parser, &session) {
                 transcript.event(event);
             }
         }
@@ -519,14 +677,30 @@ impl Agent for CommandAgent {
     }
 }
 
-/// Run the harness's transcript `reader` (its environment, the private directory as working
-/// directory) and parse what it prints; a reader that fails leaves a warning, never silence.
+/// Read what the harness kept apart from its output after a turn — run its transcript reader
+/// (its environment, the private directory as working directory), or read its file — and
+/// parse it; a reader that fails or a missing file leaves a warning, never silence.
 fn read_transcript(
-    reader: &[String],
+    source: &adapter::AfterTurn,
     trial: &Trial,
     parser: &mut dyn crate::stream::StreamParser,
     session: &str,
 ) -> Vec<Event> {
+    let reader = match source {
+        adapter::AfterTurn::Command(argv) => argv,
+        adapter::AfterTurn::File(path) => {
+            return match std::fs::read_to_string(path) {
+                Ok(text) => parser.transcript(&text),
+                Err(e) => vec![Event::Warning(format!(
+                    "the harness's record of session {session} ({}) could not be read: {e}",
+                    path.display()
+                ))],
+            };
+        }
+    };
+    if reader.is_empty() {
+        return Vec::new();
+    }
     let mut text = String::new();
     let ran = process::run(
         &Spawn {
@@ -559,6 +733,25 @@ fn read_transcript(
         ))],
         None => parser.transcript(&text),
     }
+}
+
+/// The first version number in a `--version` line (`OpenHands CLI 1.16.0`, `Hermes Agent
+/// v0.19.0 (2026.7.20)`, `codex-cli 0.169.0`).
+fn version_number(line: &str) -> Option<String> {
+    line.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .map(|w| w.trim_start_matches('v'))
+        .find(|w| {
+            w.contains('.')
+                && w.split('.').count() >= 2
+                && w.split('.')
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(str::to_string)
+}
+
+/// A version's numbers, for comparing.
+fn version_key(v: &str) -> Vec<u64> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
 
 /// The end of stderr and the harness's own error reports, for an error message.
@@ -806,6 +999,10 @@ impl<'a> Transcript<'a> {
                 .cache_write_tokens
                 .saturating_sub(before.cache_write_tokens);
             u.output_tokens = u.output_tokens.saturating_sub(before.output_tokens);
+            u.model_calls = match (u.model_calls, before.model_calls) {
+                (Some(now), Some(then)) => Some(now.saturating_sub(then)),
+                (now, _) => now,
+            };
             u.cost_usd = match (u.cost_usd, before.cost_usd) {
                 (Some(now), Some(then)) => Some((now - then).max(0.0)),
                 (now, _) => now,
@@ -876,5 +1073,31 @@ impl<'a> Transcript<'a> {
             failed: self.failed,
             limit: self.limit,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{version_key, version_number};
+
+    #[test]
+    fn versions_are_read_from_each_harnesss_version_line_and_compared_numerically() {
+        let found = |l: &str| version_number(l);
+        assert_eq!(found("OpenHands CLI 1.16.0").as_deref(), Some("1.16.0"));
+        assert_eq!(
+            found("Hermes Agent v0.19.0 (2026.7.20)").as_deref(),
+            Some("0.19.0")
+        );
+        assert_eq!(found("2.1.332 (Claude Code)").as_deref(), Some("2.1.332"));
+        assert_eq!(found("codex-cli 0.169.0").as_deref(), Some("0.169.0"));
+        assert_eq!(
+            found("OpenClaw 2026.9.6 (eb377ac)").as_deref(),
+            Some("2026.9.6")
+        );
+        assert_eq!(found("my-agent, development build"), None);
+        assert!(version_key("0.18.2") < version_key("0.19.0"));
+        assert!(version_key("1.9.0") < version_key("1.16.0"));
+        assert!(version_key("2026.10.1") > version_key("2026.9.6"));
+        assert!(version_key("1.16.0") >= version_key("1.16.0"));
     }
 }

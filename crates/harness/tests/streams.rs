@@ -401,51 +401,293 @@ fn an_openclaw_failure_envelope_is_an_error() {
     assert!(finals(&events).is_empty());
 }
 
-#[test]
-fn openhands_json_events_give_actions_observations_and_metrics() {
-    let events = parse_all(Format::OpenHands, &sample("openhands/turn1.jsonl"), "");
-    assert_eq!(sessions(&events), ["c0ffee00b1"]);
-    assert_eq!(
-        calls(&events),
-        [("run", false), ("call_tool_mcp", true), ("write", false)]
-    );
-    assert_eq!(
-        results(&events),
-        [
-            ("openhands-1", false),
-            ("openhands-2", false),
-            ("openhands-3", true)
-        ]
-    );
-    assert_eq!(messages(&events), ["The memo is written."]);
-    assert_eq!(
-        finals(&events),
-        ["memo.md says the meeting moved to Friday."]
-    );
-    let u = last_usage(&events);
-    assert_eq!(
-        (u.input_tokens, u.cached_input_tokens, u.output_tokens),
-        (9000, 4000, 300)
-    );
-    assert_eq!(u.cost_usd, Some(0.0123));
+/// Parse `stdout` and then, as the agent does after the turn, `transcript` (OpenHands's
+/// `base_state.json`, Hermes's state rows).
+fn parse_with_transcript(
+    format: Format,
+    stdout: &str,
+    stderr: &str,
+    transcript: &str,
+) -> Vec<Event> {
+    let mut parser = format.parser();
+    let mut events = Vec::new();
+    for line in stdout.lines() {
+        events.extend(parser.line(line));
+    }
+    events.extend(parser.finish(stderr));
+    events.extend(parser.transcript(transcript));
+    events
+}
+
+fn unparsed(events: &[Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Unparsed(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn failures(events: &[Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Failed(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
-fn hermes_quiet_output_is_the_final_message_and_stderr_names_the_session() {
+fn openhands_events_give_bureau_and_own_calls_the_finish_message_and_the_conversation() {
+    // Captured from OpenHands CLI 1.16.0 (`--headless --json`) in real_openhands.rs's one-turn
+    // task, with the conversation's base_state.json after the turn.
+    let events = parse_with_transcript(
+        Format::OpenHands,
+        &sample("openhands/turn1.stdout"),
+        "",
+        &sample("openhands/turn1.base_state.json"),
+    );
+    assert_eq!(sessions(&events), ["70e13d398f324f8787e24f379c52fe6c"]);
+    assert_eq!(
+        calls(&events),
+        [
+            ("files_write", true),
+            ("mail_send", true),
+            ("terminal", false)
+        ]
+    );
+    // `finish` is the final answer, not a tool call with a result.
+    assert_eq!(
+        results(&events),
+        [("call_1", false), ("call_2", false), ("call_3", false)]
+    );
+    let ls = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolResult { id, output, .. } if id == "call_3" => Some(output.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(ls.as_str().unwrap().contains("readme.txt"), "{ls}");
+    assert_eq!(finals(&events), ["Memo written and Bob told."]);
+    assert!(messages(&events).is_empty());
+    // The CLI's decoration (the summary box, greetings) is dropped, not kept as output.
+    assert!(unparsed(&events).is_empty(), "{:?}", unparsed(&events));
+    assert!(errors(&events).is_empty());
+    let models: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Model(_)))
+        .collect();
+    assert!(
+        models
+            .iter()
+            .all(|m| **m == Event::Model("openai/gpt-4o".into()))
+    );
+    // Usage from base_state.json: the conversation's totals, cache reads included in input.
+    let u = last_usage(&events);
+    assert_eq!(
+        (u.input_tokens, u.cached_input_tokens, u.output_tokens),
+        (2050, 1150, 105)
+    );
+    assert_eq!(u.model_calls, Some(4));
+    let cost = u.cost_usd.unwrap();
+    assert!(
+        (cost - (900.0 * 2.5 + 1150.0 * 1.25 + 105.0 * 10.0) / 1e6).abs() < 1e-9,
+        "{cost}"
+    );
+}
+
+#[test]
+fn a_resumed_openhands_conversation_keeps_its_id_and_its_running_totals() {
+    let t1 = parse_with_transcript(
+        Format::OpenHands,
+        &sample("openhands/resume-turn1.stdout"),
+        "",
+        &sample("openhands/resume-turn1.base_state.json"),
+    );
+    let t2 = parse_with_transcript(
+        Format::OpenHands,
+        &sample("openhands/resume-turn2.stdout"),
+        "",
+        &sample("openhands/resume-turn2.base_state.json"),
+    );
+    assert_eq!(sessions(&t1), sessions(&t2));
+    assert_eq!(calls(&t2), [("files_read", true), ("files_edit", true)]);
+    // No `finish` on turn 2: the last agent message is the answer.
+    assert!(finals(&t2).is_empty());
+    assert_eq!(messages(&t2), ["Budget added."]);
+    // base_state.json holds the conversation's running total (the agent subtracts turn 1's).
+    let (u1, u2) = (last_usage(&t1), last_usage(&t2));
+    assert_eq!(
+        (u1.input_tokens, u1.output_tokens, u1.model_calls),
+        (1500, 90, Some(3))
+    );
+    assert_eq!(
+        (u2.input_tokens, u2.output_tokens, u2.model_calls),
+        (3900, 165, Some(6))
+    );
+}
+
+#[test]
+fn a_call_openhands_refused_is_an_error_result_and_a_failed_conversation_a_failure() {
+    // `files_write` without the `security_risk` OpenHands requires: refused before it ran.
+    let events = parse_all(Format::OpenHands, &sample("openhands/refused.stdout"), "");
+    assert_eq!(calls(&events), [("files_write", true)]);
+    assert_eq!(results(&events), [("call_1", true)]);
+    let error = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolResult { output, .. } => output.as_str(),
+            _ => None,
+        })
+        .unwrap();
+    assert!(error.contains("security_risk"), "{error}");
+    assert_eq!(messages(&events), ["Done."]);
+    assert!(failures(&events).is_empty());
+    // The model server answering 400: a ConversationErrorEvent, while the CLI exits 0. The
+    // summary box (the whole system prompt here) is dropped.
+    let events = parse_all(Format::OpenHands, &sample("openhands/failed.stdout"), "");
+    let failed = failures(&events);
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(
+        failed[0].starts_with("LLMBadRequestError: ") && failed[0].contains("scripted failure"),
+        "{failed:?}"
+    );
+    assert!(unparsed(&events).is_empty(), "{:?}", unparsed(&events));
+    assert!(finals(&events).is_empty() && messages(&events).is_empty());
+    // Without `--override-with-envs` the CLI reads no settings and exits 0 without a model
+    // call: a failed turn, not an empty answer.
     let events = parse_all(
+        Format::OpenHands,
+        &sample("openhands/no-settings.stdout"),
+        "",
+    );
+    let failed = failures(&events);
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert!(
+        failed[0].starts_with("Headless mode requires existing settings"),
+        "{failed:?}"
+    );
+}
+
+#[test]
+fn hermes_quiet_output_is_the_final_message_and_its_store_the_calls_and_usage() {
+    // Captured from Hermes 0.19.0 (`hermes chat --query ... --quiet`) in real_hermes.rs's
+    // one-turn task, with the session's rows of its state.db after the turn.
+    let events = parse_with_transcript(
         Format::Hermes,
         &sample("hermes/turn1.stdout"),
         &sample("hermes/turn1.stderr"),
+        &sample("hermes/turn1.state.jsonl"),
     );
-    assert_eq!(sessions(&events), ["20260302_090000_a1b2c3"]);
+    assert_eq!(sessions(&events), ["20261126_090530_5c9099"]);
+    assert_eq!(finals(&events), ["Memo written and Bob told."]);
     assert_eq!(
-        finals(&events),
-        ["I wrote memo.md (the meeting moved to Friday) and mailed Bob."]
+        calls(&events),
+        [
+            ("mcp__bureau__files_write", true),
+            ("mcp__bureau__mail_send", true),
+            ("terminal", false)
+        ]
     );
+    assert_eq!(
+        results(&events),
+        [("call_1", false), ("call_2", false), ("call_3", false)]
+    );
+    // The untrusted-data wrapper Hermes puts around MCP results is taken off.
+    let first = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolResult { output, .. } => output.as_str(),
+            _ => None,
+        })
+        .unwrap();
+    assert!(first.starts_with("{\"result\""), "{first}");
+    // The last assistant text is the final message too (the agent records it once).
+    assert_eq!(messages(&events), ["Memo written and Bob told."]);
+    let u = last_usage(&events);
+    assert_eq!(
+        (u.input_tokens, u.cached_input_tokens, u.output_tokens),
+        (2050, 1150, 105)
+    );
+    assert_eq!(u.model_calls, Some(4));
+    let cost = u.cost_usd.unwrap();
+    assert!(
+        (cost - (900.0 * 2.5 + 1150.0 * 1.25 + 105.0 * 10.0) / 1e6).abs() < 1e-9,
+        "{cost}"
+    );
+    assert!(errors(&events).is_empty());
     // Plain text: the whole stdout, no session from stderr.
     let events = parse_all(Format::Text, "line one\nline two\n", "session_id: x\n");
     assert_eq!(finals(&events), ["line one\nline two"]);
     assert!(sessions(&events).is_empty());
+}
+
+#[test]
+fn a_resumed_hermes_session_reads_only_this_turns_rows_and_the_running_totals() {
+    let t2 = parse_with_transcript(
+        Format::Hermes,
+        &sample("hermes/resume-turn2.stdout"),
+        &sample("hermes/resume-turn2.stderr"),
+        &sample("hermes/resume-turn2.state.jsonl"),
+    );
+    let t1 = parse_with_transcript(
+        Format::Hermes,
+        "",
+        "",
+        &sample("hermes/resume-turn1.state.jsonl"),
+    );
+    assert_eq!(sessions(&t2), ["20261126_090512_99f0cc"]);
+    assert_eq!(finals(&t2), ["Budget added."]);
+    // Turn 1's calls are in the store too; only this turn's are read.
+    assert_eq!(
+        calls(&t2),
+        [
+            ("mcp__bureau__files_read", true),
+            ("mcp__bureau__files_edit", true)
+        ]
+    );
+    let (u1, u2) = (last_usage(&t1), last_usage(&t2));
+    assert_eq!(
+        (u1.input_tokens, u1.output_tokens, u1.model_calls),
+        (1500, 90, Some(3))
+    );
+    assert_eq!(
+        (u2.input_tokens, u2.output_tokens, u2.model_calls),
+        (3900, 165, Some(6))
+    );
+}
+
+#[test]
+fn hermess_scanner_notice_is_a_warning_not_part_of_the_final_message() {
+    // Captured from Hermes 0.19.0 run without `security.tirith_enabled: false`.
+    let events = parse_all(
+        Format::Hermes,
+        &sample("hermes/tirith-warning.stdout"),
+        &sample("hermes/tirith-warning.stderr"),
+    );
+    assert_eq!(finals(&events), ["Hello from the script."]);
+    let w = warnings(&events);
+    assert_eq!(w.len(), 1, "{events:?}");
+    assert!(w[0].starts_with("⚠ tirith security scanner"), "{w:?}");
+}
+
+#[test]
+fn a_bureau_call_hermes_refused_is_an_error_result_with_its_message() {
+    let events = parse_with_transcript(
+        Format::Hermes,
+        &sample("hermes/refused.stdout"),
+        &sample("hermes/refused.stderr"),
+        &sample("hermes/refused.state.jsonl"),
+    );
+    assert_eq!(
+        calls(&events),
+        [("mcp__bureau__zzz_quantum_teleport", true)]
+    );
+    assert_eq!(results(&events), [("call_1", true)]);
+    assert_eq!(finals(&events), ["Done."]);
 }
 
 #[test]

@@ -73,11 +73,15 @@ impl Harness {
             Harness::Command => "install it, or give its full path in the agents file's `command`",
             Harness::ClaudeCode => "install it with `npm install -g @anthropic-ai/claude-code`",
             Harness::Codex => "install it with `npm install -g @openai/codex`",
-            Harness::OpenHands => "install it with `pip install openhands`",
+            Harness::OpenHands => {
+                "install it with `pip install openhands==1.16.0` under CPython 3.12 (docs/harnesses/openhands.md)"
+            }
             Harness::OpenClaw => {
                 "install it with `npm install -g openclaw@2026.9.6` under Node >= 24.16 (docs/harnesses/openclaw.md)"
             }
-            Harness::Hermes => "install it with `pip install hermes-agent`",
+            Harness::Hermes => {
+                "install it with `pip install 'hermes-agent[mcp]==0.19.0'` (docs/harnesses/hermes.md)"
+            }
         }
     }
 
@@ -91,7 +95,8 @@ impl Harness {
                 (&["OPENAI_BASE_URL"], Some("https://api.openai.com/v1"))
             }
             Harness::OpenHands => (&["LLM_BASE_URL"], None),
-            Harness::Hermes => (&["CUSTOM_BASE_URL", "OPENAI_BASE_URL"], None),
+            // Hermes 0.19 no longer reads OPENAI_BASE_URL.
+            Harness::Hermes => (&["CUSTOM_BASE_URL"], None),
         }
     }
 
@@ -117,19 +122,43 @@ impl Harness {
     }
 
     /// Whether the harness reports a session's running total of tokens on each turn (Codex's
-    /// `turn.completed` on a resumed thread), so that a turn's usage is its total less the
-    /// previous turn's of the same session.
+    /// `turn.completed` on a resumed thread, OpenHands's `base_state.json`, Hermes's `sessions`
+    /// row), so that a turn's usage is its total less the previous turn's of the same session.
     pub fn cumulative_usage(&self) -> bool {
-        *self == Harness::Codex
+        matches!(self, Harness::Codex | Harness::OpenHands | Harness::Hermes)
+    }
+
+    /// The version Bureau's adapter was verified against (docs/harnesses/), as `--version`
+    /// prints it; an older one is refused by `bureau agents check`.
+    pub fn verified_version(&self) -> Option<&'static str> {
+        match self {
+            Harness::Command => None,
+            Harness::ClaudeCode => Some("2.1.332"),
+            Harness::Codex => Some("0.169.0"),
+            Harness::OpenHands => Some("1.16.0"),
+            Harness::OpenClaw => Some("2026.9.6"),
+            Harness::Hermes => Some("0.19.0"),
+        }
     }
 
     /// The model the agent runs, as recorded: the agent's `model`, else (Codex, which never
-    /// names it) the one its extra arguments set.
+    /// names it) the one its extra arguments set, else (OpenHands) its `LLM_MODEL`.
     pub fn model(&self, def: &HarnessDef) -> Option<String> {
         def.model.clone().or_else(|| match self {
             Harness::Codex => codex::model_in_args(&def.args),
+            Harness::OpenHands => openhands::model(def),
             _ => None,
         })
+    }
+
+    /// What the harness needs configured that `def` lacks, with the fix (`None`: nothing
+    /// missing that Bureau can see): OpenHands's model and key, Hermes's endpoint.
+    pub fn missing_settings(&self, def: &HarnessDef) -> Option<String> {
+        match self {
+            Harness::OpenHands => openhands::missing_settings(def),
+            Harness::Hermes => hermes::missing_settings(def),
+            _ => None,
+        }
     }
 
     /// The model a harness that never names it ran the session `session` with, where the
@@ -237,6 +266,7 @@ pub fn write_mcp_config(
     dir: &Path,
     workspace: &Path,
     ep: &Endpoint<'_>,
+    def: &HarnessDef,
 ) -> Result<PathBuf, AgentError> {
     let mcp_json = json!({
         "mcpServers": {
@@ -253,30 +283,99 @@ pub fn write_mcp_config(
     match harness {
         Harness::OpenHands => openhands::write_config(&home, workspace, ep)?,
         Harness::OpenClaw => openclaw::write_config(&home, workspace, ep)?,
-        Harness::Hermes => hermes::write_config(&home, workspace, ep)?,
+        Harness::Hermes => hermes::write_config(&home, workspace, ep, def.model.as_deref())?,
         Harness::Command | Harness::ClaudeCode | Harness::Codex => {}
     }
     Ok(path)
 }
 
-/// A command that prints, after a turn, the transcript of `session` that the harness keeps
-/// apart from its output (OpenClaw: its SQLite store), one JSON row a line; `dir` is the
-/// trial's private directory. Run with the harness's environment; its output goes to
-/// [`crate::stream::StreamParser::transcript`].
-pub fn transcript_reader(harness: Harness, dir: &Path, session: &str) -> Option<Vec<String>> {
+/// Where the part of a turn the harness keeps apart from its output is read after the turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AfterTurn {
+    /// A command printing it, one JSON row a line (OpenClaw's and Hermes's SQLite stores),
+    /// run with the harness's environment, the private directory as working directory.
+    Command(Vec<String>),
+    /// A file holding it (OpenHands's `base_state.json`).
+    File(PathBuf),
+}
+
+/// What to read, after a turn, of `session` that the harness keeps apart from its output
+/// (OpenClaw's transcript, OpenHands's usage, Hermes's messages and usage); `dir` is the
+/// trial's private directory, `env` the harness's environment, `program` the harness's
+/// program where it was found. The text goes to [`crate::stream::StreamParser::transcript`].
+pub fn after_turn(
+    harness: Harness,
+    dir: &Path,
+    env: &BTreeMap<String, String>,
+    program: Option<&Path>,
+    session: &str,
+) -> Option<AfterTurn> {
     match harness {
-        Harness::OpenClaw => Some(openclaw::transcript_reader(&dir.join("home"), session)),
+        Harness::OpenClaw => Some(AfterTurn::Command(openclaw::transcript_reader(
+            &dir.join("home"),
+            session,
+        ))),
+        Harness::OpenHands => openhands::usage_file(env, session).map(AfterTurn::File),
+        Harness::Hermes => {
+            let python = program
+                .and_then(hermes::interpreter)
+                .unwrap_or_else(|| PathBuf::from("python3"));
+            hermes::transcript_reader(&python, env, session).map(AfterTurn::Command)
+        }
         _ => None,
     }
 }
 
+/// Where to find the session of a turn whose output named none (the harness was stopped
+/// before printing it: OpenHands and Hermes print it last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LatestSession {
+    /// Found in the harness's private store (OpenHands's newest conversation).
+    Known(String),
+    /// A command printing it (Hermes's newest session in its SQLite store), run like an
+    /// [`AfterTurn::Command`].
+    Command(Vec<String>),
+}
+
+/// The session `harness` last wrote to in the trial's private store, for a turn whose output
+/// named none; `env` is the harness's environment, `program` the harness's program.
+pub fn latest_session(
+    harness: Harness,
+    env: &BTreeMap<String, String>,
+    program: Option<&Path>,
+) -> Option<LatestSession> {
+    match harness {
+        Harness::OpenHands => openhands::latest_conversation(env).map(LatestSession::Known),
+        Harness::Hermes => {
+            let python = program
+                .and_then(hermes::interpreter)
+                .unwrap_or_else(|| PathBuf::from("python3"));
+            hermes::latest_session_reader(&python, env).map(LatestSession::Command)
+        }
+        _ => None,
+    }
+}
+
+/// The Python interpreter that runs the Hermes at `program`, when its script names one.
+pub fn hermes_python(program: &Path) -> Option<PathBuf> {
+    hermes::interpreter(program)
+}
+
+/// The command checking that Hermes's `python` imports `mcp` (exit 0: it does).
+pub fn hermes_mcp_probe(python: &Path) -> Vec<String> {
+    hermes::mcp_probe(python)
+}
+
 /// The environment a harness runs with, beyond what it inherits: the token (for Codex), a
-/// private `HOME` for harnesses that read their MCP servers from it, and the agent's `env`.
+/// private `HOME` for harnesses that read their MCP servers from it, the harness's own
+/// settings Bureau makes, and the agent's `env` (`def`). `workspace` is the workspace as the
+/// harness sees it.
 pub fn harness_env(
     harness: Harness,
     dir: &Path,
+    workspace: &Path,
     token: &str,
-    extra: &BTreeMap<String, String>,
+    def: &HarnessDef,
 ) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
     env.insert(TOKEN_ENV.to_string(), token.to_string());
@@ -294,14 +393,23 @@ pub fn harness_env(
         if harness == Harness::Hermes {
             env.insert(
                 "HERMES_HOME".into(),
-                home.join(".hermes").to_string_lossy().into_owned(),
+                hermes::hermes_home(&home).to_string_lossy().into_owned(),
             );
         }
         if harness == Harness::OpenClaw {
             openclaw::env(&home, &mut env);
         }
+        if harness == Harness::OpenHands {
+            openhands::env(&home, workspace, &mut env);
+        }
     }
-    env.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.extend(def.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // OpenHands has no `--model`: the agent's `model` is its `LLM_MODEL`.
+    if harness == Harness::OpenHands
+        && let Some(m) = &def.model
+    {
+        env.insert("LLM_MODEL".into(), m.clone());
+    }
     env
 }
 
@@ -374,7 +482,14 @@ pub(super) mod tests {
             authorization: "Bearer s3cret",
         };
         for h in [Harness::OpenHands, Harness::OpenClaw, Harness::Hermes] {
-            let p = write_mcp_config(h, dir.path(), Path::new("/w"), &ep).unwrap();
+            let p = write_mcp_config(
+                h,
+                dir.path(),
+                Path::new("/w"),
+                &ep,
+                &HarnessDef::new(h.as_str()),
+            )
+            .unwrap();
             let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
             assert_eq!(
                 v["mcpServers"]["bureau"]["headers"]["Authorization"],
@@ -406,10 +521,22 @@ pub(super) mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o077, 0, "the config holds the token: owner only");
-        let env = harness_env(Harness::Hermes, dir.path(), "tok", &BTreeMap::new());
+        let env = harness_env(
+            Harness::Hermes,
+            dir.path(),
+            Path::new("/w"),
+            "tok",
+            &HarnessDef::new("hermes"),
+        );
         assert!(env["HOME"].ends_with("/home"));
         assert!(env["HERMES_HOME"].ends_with("/home/.hermes"));
-        let env = harness_env(Harness::ClaudeCode, dir.path(), "tok", &BTreeMap::new());
+        let env = harness_env(
+            Harness::ClaudeCode,
+            dir.path(),
+            Path::new("/w"),
+            "tok",
+            &HarnessDef::new("claude-code"),
+        );
         assert!(!env.contains_key("HOME"));
         assert_eq!(env[TOKEN_ENV], "tok");
     }

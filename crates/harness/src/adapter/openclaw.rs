@@ -133,6 +133,7 @@ pub(super) fn transcript_reader(home: &Path, session: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::super::*;
+    use bureau_agents::harness::HarnessDef;
     use serde_json::Value;
 
     #[test]
@@ -143,8 +144,15 @@ mod tests {
             authorization: "Bearer s3cret",
         };
         // A relative workspace (a relative `--out`) is written absolute.
-        write_mcp_config(Harness::OpenClaw, dir.path(), Path::new("run/w"), &ep).unwrap();
-        let env = harness_env(Harness::OpenClaw, dir.path(), "tok", &BTreeMap::new());
+        let def = HarnessDef::new("openclaw");
+        write_mcp_config(Harness::OpenClaw, dir.path(), Path::new("run/w"), &ep, &def).unwrap();
+        let env = harness_env(
+            Harness::OpenClaw,
+            dir.path(),
+            Path::new("run/w"),
+            "tok",
+            &def,
+        );
         let path = &env["OPENCLAW_CONFIG_PATH"];
         assert!(path.starts_with(&env["OPENCLAW_STATE_DIR"]));
         assert!(Path::new(path).starts_with(dir.path()));
@@ -158,10 +166,17 @@ mod tests {
             cfg["mcp"]["servers"]["bureau"]["headers"]["Authorization"],
             "Bearer s3cret"
         );
-        let reader = transcript_reader(Harness::OpenClaw, dir.path(), "bureau-x").unwrap();
+        let Some(AfterTurn::Command(reader)) =
+            after_turn(Harness::OpenClaw, dir.path(), &env, None, "bureau-x")
+        else {
+            panic!("OpenClaw's transcript is read with a command")
+        };
         assert_eq!(reader[0], "node");
         assert_eq!(reader.last().unwrap(), "bureau-x");
         assert!(Path::new(&reader[reader.len() - 2]).starts_with(&env["OPENCLAW_STATE_DIR"]));
-        assert_eq!(transcript_reader(Harness::Codex, dir.path(), "x"), None);
+        assert_eq!(
+            after_turn(Harness::Codex, dir.path(), &env, None, "x"),
+            None
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 mod claude;
 mod codex;
+mod hermes;
 mod openclaw;
 mod openhands;
 mod text;
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 pub use claude::ClaudeCodeParser;
 pub use codex::CodexParser;
+pub use hermes::HermesParser;
 pub use openclaw::OpenClawParser;
 pub use openhands::OpenHandsParser;
 pub use text::TextParser;
@@ -24,12 +26,14 @@ pub enum Format {
     ClaudeCode,
     /// `codex exec --json`: one thread event per line.
     Codex,
-    /// `openhands --headless --json`: one event per line.
+    /// `openhands --headless --json`: one event per line, plus the conversation's
+    /// `base_state.json` (its usage).
     OpenHands,
     /// `openclaw agent --local --json`: one JSON envelope, plus the session transcript file
     /// it names.
     OpenClaw,
-    /// `hermes chat -q -Q`: the final response as plain text.
+    /// `hermes chat --query ... --quiet`: the final response as plain text, the session on
+    /// stderr, plus the session's rows of its SQLite store (tool calls, usage).
     Hermes,
     /// Plain text: stdout is the final message.
     Text,
@@ -67,7 +71,7 @@ impl Format {
             Format::Codex => Box::new(CodexParser::default()),
             Format::OpenHands => Box::new(OpenHandsParser::default()),
             Format::OpenClaw => Box::new(OpenClawParser::default()),
-            Format::Hermes => Box::new(TextParser::hermes()),
+            Format::Hermes => Box::new(HermesParser::default()),
             Format::Text => Box::new(TextParser::plain()),
         }
     }
@@ -145,7 +149,8 @@ pub trait StreamParser: Send {
     }
 
     /// The harness's transcript of the session, read after the turn where the harness keeps
-    /// it apart from its output (OpenClaw: its SQLite store), one JSON row a line.
+    /// it apart from its output (OpenClaw's and Hermes's SQLite stores, one JSON row a line;
+    /// OpenHands's `base_state.json`).
     fn transcript(&mut self, text: &str) -> Vec<Event> {
         let _ = text;
         Vec::new()

@@ -11,7 +11,7 @@
 //! The session transcript — the tool calls — is kept in OpenClaw's SQLite database
 //! (`<state dir>/agents/<agent>/agent/openclaw-agent.sqlite`, table `transcript_events`,
 //! one JSON row per event); the agent reads it after the turn
-//! (`adapter::transcript_reader`) and hands the rows, one JSON object a line, to
+//! (`adapter::after_turn`) and hands the rows, one JSON object a line, to
 //! [`StreamParser::transcript`]: rows `{"type":"message","message":{"role":"user"|
 //! "assistant"|"toolResult",...}}`, assistant content blocks `{"type":"text","text"}` /
 //! `{"type":"toolCall","id","name","arguments"}`, tool results with `toolCallId`, `content`

@@ -1,5 +1,6 @@
-//! Shared by the tests that run Codex and OpenClaw (`real_codex.rs`, `real_openclaw.rs`):
-//! finding the harness, reading the scripted Responses-API server's log, the tasks.
+//! Shared by the tests that run real harnesses (`real_codex.rs`, `real_openclaw.rs`,
+//! `real_openhands.rs`, `real_hermes.rs`): finding the harness, reading the scripted model
+//! server's log, the tasks.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -58,6 +59,24 @@ pub fn model_requests(server: &ModelServer) -> Vec<Value> {
                 && r["path"]
                     .as_str()
                     .is_some_and(|p| p.ends_with("/responses"))
+        })
+        .map(|r| r["body"].clone())
+        .collect()
+}
+
+/// The bodies of the model requests (`POST .../chat/completions`) of the scripted Chat
+/// Completions server (`support/models/chat.py`) `server` got, in order (side requests, a
+/// title, left out).
+pub fn chat_requests(server: &ModelServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["method"] == "POST"
+                && r["aux"] != true
+                && r["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("/chat/completions"))
         })
         .map(|r| r["body"].clone())
         .collect()
