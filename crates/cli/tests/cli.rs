@@ -497,7 +497,7 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
     let o = run_ok(bureau().arg("validate").arg(&suite));
-    assert_eq!(text(&o.stdout), "2 tasks valid\n");
+    assert_eq!(text(&o.stdout), "2 tasks valid (2 with authored oracle)\n");
 
     write_memo_task_with(&suite.join("c"), "c", 100, "");
     let o = bureau().arg("validate").arg(&suite).output().unwrap();
@@ -514,7 +514,10 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
         row.contains(" the oracle does not reach strict success; not passed: memo-written"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("1 of 3 tasks invalid\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("1 of 3 tasks invalid; 2 valid (2 with authored oracle)\n"),
+        "{stdout}"
+    );
 
     // A subset of the suite leaves the offender out.
     let o = run_ok(
@@ -522,7 +525,7 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
             .arg("validate")
             .arg(format!("{}@lite", suite.display())),
     );
-    assert_eq!(text(&o.stdout), "1 tasks valid\n");
+    assert_eq!(text(&o.stdout), "1 tasks valid (1 with authored oracle)\n");
 }
 
 #[test]

@@ -961,7 +961,7 @@ fn findings(
                             if seeded {
                                 "; the seeded calendar already has it, so doing nothing passes"
                             } else {
-                                ": no agent event can match"
+                                ": no event made with its calendar app matches (Bureau's typed import compares the time)"
                             }
                         ));
                     }

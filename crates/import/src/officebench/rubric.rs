@@ -262,6 +262,21 @@ pub fn item(ctx: &Ctx<'_>, index: usize, raw: &RawEval) -> Result<Item, ItemErro
                     }
                 )
             };
+            if !strict && *negate {
+                let mut it = check(
+                    format!(
+                        "Nothing {} sent to {username} holds any of \"{kws}\"",
+                        ctx.user
+                    ),
+                    format!(
+                        "    return ob_typed_mail_none(w, {}, {})\n",
+                        q(username),
+                        kw_star(keywords)
+                    ),
+                );
+                it.weight = 0.25;
+                return Ok(it);
+            }
             let helper = if strict {
                 "ob_strict_mail_contain"
             } else {
@@ -583,6 +598,36 @@ pub fn item(ctx: &Ctx<'_>, index: usize, raw: &RawEval) -> Result<Item, ItemErro
             check(what, body)
         }
     };
+    // Checks that hold in an untouched world are collateral damage, not the result: a
+    // not-contain on mail or a calendar (nothing sent, no event), a file that is seeded.
+    let mut item = item;
+    let holds_untouched = match &raw.eval {
+        Eval::MailContain { negate: true, .. } => true,
+        Eval::Contain {
+            place: Place::Calendar(_),
+            negate: true,
+            ..
+        } => true,
+        Eval::FileExist {
+            place: Place::Data(p),
+            negate: false,
+        } => ctx.data_files.contains(&ctx.resolve(p)),
+        Eval::FileExist {
+            place: Place::Calendar(n),
+            negate: false,
+        } => ctx.calendars.contains(&n.to_lowercase()),
+        Eval::FileExist {
+            place: Place::Email { name, file },
+            negate: false,
+        } => ctx
+            .mail_files
+            .get(&name.to_lowercase())
+            .is_some_and(|s| s.contains(file)),
+        _ => false,
+    };
+    if holds_untouched {
+        item.weight = 0.25;
+    }
     Ok(item)
 }
 

@@ -162,7 +162,8 @@ def ob_compact(iso):
     return d + "T" + iso[11:13] + iso[14:16] + iso[17:19]
 
 def ob_strict_ics_text(w, name):
-    # the .ics file OfficeBench's calendar app writes (every event with a date-time)
+    # the .ics file as OfficeBench has it: seeded events as written (UTC, with Z), events
+    # the agent made as its calendar app writes them (naive date-times, no Z)
     addr = ob_addr(name)
     if addr not in w.calendar.users():
         return None
@@ -174,7 +175,8 @@ def ob_strict_ics_text(w, name):
             start += "T000000"
         if len(end) == 8:
             end += "T000000"
-        text += "BEGIN:VEVENT\nSUMMARY:" + e.summary + "\nDTSTART:" + start + "Z\nDTEND:" + end + "Z\n"
+        z = "" if e.uid.endswith("@bureau") else "Z"
+        text += "BEGIN:VEVENT\nSUMMARY:" + e.summary + "\nDTSTART:" + start + z + "\nDTEND:" + end + z + "\n"
         if e.description:
             text += "DESCRIPTION:" + e.description + "\n"
         if e.location:
@@ -440,6 +442,17 @@ def ob_calendar_exists(w, name, seeded):
         if addr in [a.email for a in e.attendees]:
             return True
     return {"passed": False, "detail": "no event on " + name + "'s calendar"}
+
+def ob_typed_mail_none(w, name, keywords):
+    # no message the user sent to the person (for the user: to themself) holds any keyword
+    me = ob_local(w.user.email)
+    for m in w.mail.sent():
+        rcpts = [ob_local(a) for a in m.to + m.cc + m.bcc]
+        if name.lower() in rcpts:
+            found = [k for k in keywords if contains(m.subject + "\n" + m.text, k)]
+            if found:
+                return {"passed": False, "detail": "'" + m.subject + "' to " + name + " has " + ", ".join(found)}
+    return {"passed": True, "detail": "nothing sent to " + name + " has " + ", ".join(keywords)}
 
 def ob_mail_file_exists(w, name, subject, seeded):
     # emails/<name>/<subject>.eml exists: seeded, or a message with that subject was sent there
