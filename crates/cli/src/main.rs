@@ -530,12 +530,13 @@ fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
             reasons.join("; ")
         )
     };
+    let by_oracle = if oracles.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", oracles.join(", "))
+    };
     if offenders.is_empty() {
-        println!(
-            "{} tasks valid ({}){tail}",
-            report.valid_count(),
-            oracles.join(", ")
-        );
+        println!("{} tasks valid{by_oracle}{tail}", report.valid_count());
         return Ok(ExitCode::SUCCESS);
     }
     let mut rows = vec![vec!["TASK".to_string(), "PROBLEM".to_string()]];
@@ -546,11 +547,10 @@ fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
     }
     print!("{}", table(&rows));
     println!(
-        "{} of {} tasks invalid; {} valid ({}){tail}",
+        "{} of {} tasks invalid; {} valid{by_oracle}{tail}",
         offenders.len(),
         report.rows.len(),
         report.valid_count(),
-        oracles.join(", ")
     );
     Ok(ExitCode::from(EXIT_FAILURE))
 }

@@ -939,6 +939,18 @@ fn findings(
             Eval::ExactMatch { doc_type, .. } if doc_type != "xlsx" => add(format!(
                 "evaluate_exact_match on .{doc_type} compares two lists of PyPDF2/python-docx objects by identity, so it never passes"
             )),
+            Eval::Contain {
+                place: Place::Data(p),
+                doc_type,
+                ..
+            } if (doc_type == "xlsx" && !p.to_lowercase().ends_with(".xlsx"))
+                || (doc_type == "pdf" && !p.to_lowercase().ends_with(".pdf")) =>
+            {
+                add(format!(
+                    "{} reads data/{p} as {doc_type}, whose reader raises on it: the subtask can never pass",
+                    r.function
+                ))
+            }
             Eval::DiffContain { doc_type, .. } if doc_type == "doc" => add(
                 "evaluate_diff_contain_text on doc calls .split on a list, so it never passes"
                     .into(),

@@ -181,6 +181,24 @@ pub fn item(ctx: &Ctx<'_>, index: usize, raw: &RawEval) -> Result<Item, ItemErro
                             "pdf" => format!("pdf({}).text", q(&path)),
                             _ => format!("w.files.text({})", q(&path)),
                         };
+                        let lower = path.to_lowercase();
+                        let readable = match doc_type.as_str() {
+                            "xlsx" => lower.ends_with(".xlsx") || lower.ends_with(".xlsm"),
+                            "doc" | "docx" => lower.ends_with(".docx"),
+                            "pdf" => lower.ends_with(".pdf"),
+                            _ => true,
+                        };
+                        if !readable {
+                            // openpyxl / python-docx / PyPDF2 raise on it: the evaluation
+                            // fails whether the file exists or not (not_contain too: the
+                            // exception is not caught)
+                            return Ok(check(
+                                what,
+                                format!(
+                                    "    return {{\"passed\": False, \"detail\": \"OfficeBench reads {path} as {doc_type}, which raises: the evaluation never passes\"}}\n"
+                                ),
+                            ));
+                        }
                         let inner = format!(
                             "    if not w.files.exists({p}):\n        return {{\"passed\": {missing}, \"detail\": {p} + \" does not exist\"}}\n    res = ob_strict_contain({read}, {k}, {p})\n",
                             p = q(&path),
