@@ -726,3 +726,58 @@ fn agents_check_names_what_each_agent_lacks() {
     );
     drop(listener);
 }
+
+#[test]
+fn import_officebench_says_what_it_imported_skipped_and_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../import/tests/fixtures/officebench-mini");
+    let out = tmp.path().join("ob");
+    let o = bureau()
+        .args(["import", "officebench"])
+        .arg(&fixture)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    // something was skipped or refused
+    assert_eq!(o.status.code(), Some(3));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.starts_with("imported 15 of 20, skipped 2 (1 × OCR-only input"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused 3 (4 located error(s))"),
+        "{stdout}"
+    );
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("tasks/3-900/subtasks/0.json:9: evaluation 1: unknown evaluation function `evaluate_magic`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tasks/3-901/testbed/emails/Alice/broken.eml: the .eml does not parse"),
+        "{stderr}"
+    );
+
+    // validate counts the skipped tasks and says why
+    let o = bureau().arg("validate").arg(&out).output().unwrap();
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.contains("2 skipped by their skip_reason (1 × OCR-only input"),
+        "{stdout}"
+    );
+
+    // not an OfficeBench checkout: bad input, nothing written
+    let o = bureau()
+        .args(["import", "officebench"])
+        .arg(tmp.path().join("nothing-here"))
+        .arg("--out")
+        .arg(tmp.path().join("x"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no readable tasks/ folder"));
+    assert!(!tmp.path().join("x").exists());
+}
