@@ -13,6 +13,7 @@ use crate::{Agent, AgentError, ToolSession, TurnInput, TurnOutput};
 #[derive(Debug, Clone, Default)]
 pub struct OracleAgent {
     solution: Vec<Vec<ToolCall>>,
+    messages: Vec<Option<String>>,
 }
 
 impl OracleAgent {
@@ -37,6 +38,7 @@ impl Agent for OracleAgent {
             )));
         }
         self.solution = task.solution.clone();
+        self.messages = task.solution_messages.clone();
         Ok(())
     }
 
@@ -61,6 +63,14 @@ impl Agent for OracleAgent {
                 break;
             }
         }
-        Ok(TurnOutput::default())
+        // `solution/<n>.message`: the answer in words the task asks for, as the turn's
+        // final message.
+        let final_message = turn
+            .index
+            .checked_sub(1)
+            .and_then(|i| self.messages.get(i as usize))
+            .cloned()
+            .flatten();
+        Ok(TurnOutput { final_message })
     }
 }

@@ -63,6 +63,34 @@ enum Command {
     /// Agents: `bureau agents check <agent>...` checks what each needs before a run.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// Import a public benchmark from a local checkout: `bureau import officebench <checkout>`; `bureau import compare` lists the verdicts two scorings of one run disagree on.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportCommand {
+    /// Write a Bureau suite from a checkout of OfficeBench (nothing is downloaded): one task per subtask. Exit 0: all imported; 3: some were skipped (skip_reason) or refused (located errors); 2: not an OfficeBench checkout.
+    Officebench {
+        /// The root of an OfficeBench checkout (it holds tasks/<apps>-<n>/subtasks/<k>.json).
+        #[arg(value_name = "CHECKOUT")]
+        checkout: PathBuf,
+        /// Output suite directory (new, empty, or an earlier import to replace) [default: officebench, or officebench-strict].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Reproduce OfficeBench's own semantics (substring matching) instead of Bureau's typed comparisons, so published numbers compare.
+        #[arg(long)]
+        strict_original: bool,
+    },
+    /// List every trial whose verdicts differ between two run directories of the same trajectories (e.g. a run and a copy rescored with `bureau rescore --tasks <strict suite>`). Exit 0 when none differ, 1 when some do.
+    Compare {
+        /// The first run directory (e.g. scored with the typed import).
+        #[arg(value_name = "RUN_A")]
+        a: PathBuf,
+        /// The second run directory (e.g. rescored with the --strict-original import).
+        #[arg(value_name = "RUN_B")]
+        b: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -261,6 +289,12 @@ fn main() -> ExitCode {
         Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
+        Command::Import(ImportCommand::Officebench {
+            checkout,
+            out,
+            strict_original,
+        }) => cmd_import_officebench(&checkout, out, strict_original),
+        Command::Import(ImportCommand::Compare { a, b }) => cmd_import_compare(&a, &b),
         Command::Agents(AgentsCommand::Check {
             agents,
             agents_file,
@@ -455,6 +489,19 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         outcome.skipped,
         outcome.out.display()
     );
+    if !outcome.skipped_tasks.is_empty() {
+        let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
+        for (_, why) in &outcome.skipped_tasks {
+            *by_reason.entry(why.as_str()).or_insert(0) += 1;
+        }
+        eprintln!(
+            "{} task(s) skipped by their skip_reason, not played:",
+            outcome.skipped_tasks.len()
+        );
+        for (why, n) in by_reason {
+            eprintln!("  {n} × {why}");
+        }
+    }
     for e in &outcome.replica_errors {
         eprintln!("warning: a replica reset failed and the replica was discarded: {e}");
     }
@@ -464,8 +511,32 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
 fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
     let report = bureau_run::validate(targets);
     let offenders = report.offenders();
+    let oracles: Vec<String> = report
+        .valid_by_oracle()
+        .iter()
+        .map(|(k, n)| match k {
+            bureau_core::task::OracleKind::None => format!("{n} without an oracle"),
+            k => format!("{n} with {} oracle", k.as_str()),
+        })
+        .collect();
+    let skipped = report.skipped_by_reason();
+    let skipped_total: usize = skipped.values().sum();
+    let tail = if skipped_total == 0 {
+        String::new()
+    } else {
+        let reasons: Vec<String> = skipped.iter().map(|(w, n)| format!("{n} × {w}")).collect();
+        format!(
+            "; {skipped_total} skipped by their skip_reason ({})",
+            reasons.join("; ")
+        )
+    };
+    let by_oracle = if oracles.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", oracles.join(", "))
+    };
     if offenders.is_empty() {
-        println!("{} tasks valid", report.valid_count());
+        println!("{} tasks valid{by_oracle}{tail}", report.valid_count());
         return Ok(ExitCode::SUCCESS);
     }
     let mut rows = vec![vec!["TASK".to_string(), "PROBLEM".to_string()]];
@@ -475,8 +546,124 @@ fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
         }
     }
     print!("{}", table(&rows));
-    println!("{} of {} tasks invalid", offenders.len(), report.rows.len());
+    println!(
+        "{} of {} tasks invalid; {} valid{by_oracle}{tail}",
+        offenders.len(),
+        report.rows.len(),
+        report.valid_count(),
+    );
     Ok(ExitCode::from(EXIT_FAILURE))
+}
+
+/// Exit code of an import that wrote some tasks but skipped or refused others.
+const EXIT_PARTIAL: u8 = 3;
+
+fn cmd_import_officebench(
+    checkout: &Path,
+    out: Option<PathBuf>,
+    strict: bool,
+) -> anyhow::Result<ExitCode> {
+    use bureau_import::officebench::{Mode, Options, import};
+    let mode = if strict { Mode::Strict } else { Mode::Typed };
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from(if strict {
+            "officebench-strict"
+        } else {
+            "officebench"
+        })
+    });
+    let opts = Options {
+        checkout: checkout.to_path_buf(),
+        out: out.clone(),
+        mode,
+    };
+    let summary = match import(&opts) {
+        Ok(s) => s,
+        Err(e @ bureau_import::ImportError::NotTheBenchmark { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    for p in &summary.refused {
+        eprintln!("error: {p}");
+    }
+    let oracles: Vec<String> = summary
+        .oracles
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    println!("{}", summary.line());
+    println!(
+        "oracles of the imported tasks: {}; {} finding(s) about the original in {}",
+        if oracles.is_empty() {
+            "none".to_string()
+        } else {
+            oracles.join(", ")
+        },
+        summary.findings.len(),
+        out.join("import.json").display()
+    );
+    println!("wrote {}", out.display());
+    if summary.skipped_count() > 0 || !summary.refused.is_empty() {
+        return Ok(ExitCode::from(EXIT_PARTIAL));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_import_compare(a: &Path, b: &Path) -> anyhow::Result<ExitCode> {
+    for dir in [a, b] {
+        if !dir.join(bureau_run::rundir::TRIALS).is_dir() {
+            bail!(
+                "{} is not a run directory (it has no trials/) — give the --out directory of `bureau run`",
+                dir.display()
+            );
+        }
+    }
+    let c = bureau_run::compare_runs(a, b)?;
+    if !c.diffs.is_empty() {
+        let mut rows = vec![vec![
+            "TASK".to_string(),
+            "AGENT".to_string(),
+            "EPOCH".to_string(),
+            "A".to_string(),
+            "B".to_string(),
+            "ITEMS THAT DIFFER (A → B)".to_string(),
+        ]];
+        for d in &c.diffs {
+            let items: Vec<String> = d
+                .items
+                .iter()
+                .map(|(id, x, y)| format!("{id} ({x} → {y})"))
+                .collect();
+            rows.push(vec![
+                d.task.clone(),
+                d.agent.clone(),
+                d.epoch.to_string(),
+                d.status_a.clone(),
+                d.status_b.clone(),
+                items.join(", "),
+            ]);
+        }
+        print!("{}", table(&rows));
+    }
+    println!(
+        "{} of {} trial(s) differ between {} and {}{}",
+        c.diffs.len(),
+        c.common,
+        a.display(),
+        b.display(),
+        if c.unmatched > 0 {
+            format!("; {} trial(s) are in only one of them", c.unmatched)
+        } else {
+            String::new()
+        }
+    );
+    Ok(if c.diffs.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILURE)
+    })
 }
 
 fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {

@@ -497,7 +497,7 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
     let o = run_ok(bureau().arg("validate").arg(&suite));
-    assert_eq!(text(&o.stdout), "2 tasks valid\n");
+    assert_eq!(text(&o.stdout), "2 tasks valid (2 with authored oracle)\n");
 
     write_memo_task_with(&suite.join("c"), "c", 100, "");
     let o = bureau().arg("validate").arg(&suite).output().unwrap();
@@ -514,7 +514,10 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
         row.contains(" the oracle does not reach strict success; not passed: memo-written"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("1 of 3 tasks invalid\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("1 of 3 tasks invalid; 2 valid (2 with authored oracle)\n"),
+        "{stdout}"
+    );
 
     // A subset of the suite leaves the offender out.
     let o = run_ok(
@@ -522,7 +525,7 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
             .arg("validate")
             .arg(format!("{}@lite", suite.display())),
     );
-    assert_eq!(text(&o.stdout), "1 tasks valid\n");
+    assert_eq!(text(&o.stdout), "1 tasks valid (1 with authored oracle)\n");
 }
 
 #[test]
@@ -851,4 +854,57 @@ fn agents_check_names_a_hermes_without_mcp_an_old_one_and_an_openhands_without_a
     );
     assert!(!dir.path().join("run/trials").exists(), "no trial ran");
     drop(listener);
+#[test]
+fn import_officebench_says_what_it_imported_skipped_and_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../import/tests/fixtures/officebench-mini");
+    let out = tmp.path().join("ob");
+    let o = bureau()
+        .args(["import", "officebench"])
+        .arg(&fixture)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    // something was skipped or refused
+    assert_eq!(o.status.code(), Some(3));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.starts_with("imported 15 of 20, skipped 2 (1 × OCR-only input"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("refused 3 (4 located error(s))"),
+        "{stdout}"
+    );
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("tasks/3-900/subtasks/0.json:9: evaluation 1: unknown evaluation function `evaluate_magic`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tasks/3-901/testbed/emails/Alice/broken.eml: the .eml does not parse"),
+        "{stderr}"
+    );
+
+    // validate counts the skipped tasks and says why
+    let o = bureau().arg("validate").arg(&out).output().unwrap();
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.contains("2 skipped by their skip_reason (1 × OCR-only input"),
+        "{stdout}"
+    );
+
+    // not an OfficeBench checkout: bad input, nothing written
+    let o = bureau()
+        .args(["import", "officebench"])
+        .arg(tmp.path().join("nothing-here"))
+        .arg("--out")
+        .arg(tmp.path().join("x"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no readable tasks/ folder"));
+    assert!(!tmp.path().join("x").exists());
 }

@@ -205,12 +205,42 @@ fn parse_plain_number(t: &str) -> Option<f64> {
 }
 
 /// One cell: its value and, for a formula cell, the formula text (with the leading `=`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Cell {
     #[serde(flatten)]
     pub value: CellValue,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formula: Option<String>,
+}
+
+/// `{"type", "value"?, "formula"?}` as [`Cell`] serialises it. Read by hand: serde's
+/// `flatten` buffers the value, and with serde_json's `arbitrary_precision` (enabled in the
+/// workspace by a dependency) a buffered number is a map, so a derived `Deserialize` refused
+/// every number cell ("invalid type: map, expected f64") and snapshots with sheets could not
+/// be read back (`bureau rescore` skipped those trials).
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Cell, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(rename = "type")]
+            ty: String,
+            #[serde(default)]
+            value: serde_json::Value,
+            #[serde(default)]
+            formula: Option<String>,
+        }
+        let raw = Raw::deserialize(d)?;
+        let value = if raw.ty == "empty" {
+            CellValue::Empty
+        } else {
+            serde_json::from_value(serde_json::json!({"type": raw.ty, "value": raw.value}))
+                .map_err(serde::de::Error::custom)?
+        };
+        Ok(Cell {
+            value,
+            formula: raw.formula,
+        })
+    }
 }
 
 impl Cell {

@@ -10,12 +10,13 @@
 //! `error` too (not retried: the same world breaks the same check). [`rescore`] recomputes the
 //! verdicts of a finished run from its stored snapshots and trajectories.
 
+pub mod compare;
 pub mod feedback;
 pub mod replicas;
 pub mod rescore;
 pub mod rundir;
 pub mod trial;
-pub mod validate;
+mod validate;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -36,6 +37,7 @@ use bureau_world::embed::{CachedEmbedder, Embedder};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+pub use compare::{Comparison, TrialDiff, compare_runs};
 pub use feedback::{Feedback, FeedbackSettings};
 pub use replicas::{ReplicaMode, Replicas};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
@@ -132,6 +134,8 @@ pub struct RunOutcome {
     pub passed: usize,
     pub failed: usize,
     pub errored: usize,
+    /// Tasks not played because of their `skip_reason`: (task id, reason), in target order.
+    pub skipped_tasks: Vec<(String, String)>,
     /// Replica resets that failed in this invocation (each such replica was discarded, never
     /// reused; the trials' results stand). Also in `replicas.json`.
     pub replica_errors: Vec<String>,
@@ -553,6 +557,20 @@ pub fn run_full(
             "the targets hold no task — give task directories or suites with tasks".into(),
         ));
     }
+    // Tasks with a `skip_reason` are counted and named, never played.
+    let (skipped_loaded, loaded): (Vec<_>, Vec<_>) = loaded
+        .into_iter()
+        .partition(|(t, _)| t.skip_reason.is_some());
+    let skipped_tasks: Vec<(String, String)> = skipped_loaded
+        .into_iter()
+        .map(|(t, _)| (t.id, t.skip_reason.unwrap_or_default()))
+        .collect();
+    if loaded.is_empty() {
+        return Err(RunError::Config(format!(
+            "every task of the targets is skipped ({} by their skip_reason) — give tasks that can be run",
+            skipped_tasks.len()
+        )));
+    }
 
     // -- dialogue history (OdysseyBench) --
     // Absent: the setting recorded by the run being resumed, else the default (long).
@@ -789,6 +807,7 @@ pub fn run_full(
         failed: count(TrialStatus::Failed),
         errored: count(TrialStatus::Error),
         summary,
+        skipped_tasks,
         replica_errors,
     })
 }

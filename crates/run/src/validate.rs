@@ -13,7 +13,7 @@ use bureau_agents::make_agent;
 use bureau_check::{CheckProgram, load_checks};
 use bureau_core::result::TrialStatus;
 use bureau_core::suite::{Target, display_name};
-use bureau_core::task::Task;
+use bureau_core::task::{OracleKind, Task};
 use bureau_world::World;
 
 use crate::trial::{AttemptOf, AttemptOutcome, Scoring, run_attempt};
@@ -30,6 +30,10 @@ pub struct ValidationRow {
     pub task: String,
     pub dir: PathBuf,
     pub problems: Vec<String>,
+    /// The task's `skip_reason`: it was not played (and is neither valid nor invalid).
+    pub skipped: Option<String>,
+    /// Where the task's oracle comes from (`None` when the task does not load).
+    pub oracle: Option<OracleKind>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -51,8 +55,39 @@ impl ValidationReport {
         self.rows.iter().all(|r| r.problems.is_empty())
     }
 
+    /// Tasks that loaded, were played and have no problem (skipped tasks are not counted).
     pub fn valid_count(&self) -> usize {
-        self.rows.iter().filter(|r| r.problems.is_empty()).count()
+        self.rows
+            .iter()
+            .filter(|r| r.problems.is_empty() && r.skipped.is_none())
+            .count()
+    }
+
+    /// Valid tasks by where their oracle comes from (authored, derived, none).
+    pub fn valid_by_oracle(&self) -> std::collections::BTreeMap<OracleKind, usize> {
+        let mut out = std::collections::BTreeMap::new();
+        for r in &self.rows {
+            if r.problems.is_empty()
+                && r.skipped.is_none()
+                && let Some(k) = r.oracle
+            {
+                *out.entry(k).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// Skipped tasks counted by reason (sorted by reason).
+    pub fn skipped_by_reason(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut out = std::collections::BTreeMap::new();
+        for r in &self.rows {
+            if r.problems.is_empty()
+                && let Some(why) = &r.skipped
+            {
+                *out.entry(why.clone()).or_insert(0) += 1;
+            }
+        }
+        out
     }
 }
 
@@ -73,6 +108,8 @@ pub fn validate(targets: &[String]) -> ValidationReport {
                     task: spec.clone(),
                     dir: PathBuf::from(spec),
                     problems: e.0.iter().map(|e| e.to_string()).collect(),
+                    skipped: None,
+                    oracle: None,
                 });
                 continue;
             }
@@ -82,16 +119,23 @@ pub fn validate(targets: &[String]) -> ValidationReport {
                 task: display_name(&dir),
                 dir: dir.clone(),
                 problems: Vec::new(),
+                skipped: None,
+                oracle: None,
             };
             match Task::load(&dir) {
                 Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
                 Ok(task) => {
                     row.task = task.id.clone();
+                    row.oracle = Some(task.oracle);
                     if !ids.insert(task.id.clone()) {
                         row.problems.push(format!("task id `{}` is used by another task of these targets — task ids must be unique", task.id));
                     }
                     match load_checks(&task) {
+                        // A skipped task must still load (task and checks); it is not played.
                         Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
+                        Ok(_) if task.skip_reason.is_some() => {
+                            row.skipped = task.skip_reason.clone();
+                        }
                         Ok(program) => row.problems.extend(validate_task(&task, program.as_ref())),
                     }
                 }
@@ -164,8 +208,9 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
     };
 
     let mut oracle_runs: Vec<AttemptOutcome> = Vec::new();
-    let has_solution = task.dir.join("solution").is_dir();
-    if !has_solution {
+    let no_oracle = task.oracle == OracleKind::None;
+    let has_solution = !no_oracle && task.dir.join("solution").is_dir();
+    if !has_solution && !no_oracle {
         problems.push(format!(
             "no solution/ directory ({}) — add solution/<turn>.jsonl with the oracle's tool calls, one {{\"tool\", \"args\"}} line per call (docs/task-format.md)",
             task.dir.join("solution").display()

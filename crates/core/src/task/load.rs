@@ -261,6 +261,33 @@ impl Loader {
         let outputs = self.outputs(raw_outputs);
 
         let solution = self.solution(n_turns);
+        let solution_messages = self.solution_messages(n_turns);
+        let oracle = match raw.oracle {
+            None => OracleKind::Authored,
+            Some(o) => match OracleKind::parse(o.get_ref()) {
+                Some(k) => k,
+                None => {
+                    self.err(
+                        o.span(),
+                        format!("unknown oracle kind `{}`", o.get_ref()),
+                        "use \"authored\" (a person did the work), \"derived\" (generated from the checks) or \"none\"",
+                    );
+                    OracleKind::Authored
+                }
+            },
+        };
+        let skip_reason = match raw.skip_reason {
+            None => None,
+            Some(r) if r.get_ref().trim().is_empty() => {
+                self.err(
+                    r.span(),
+                    "skip_reason is empty",
+                    "say why the task cannot be run (e.g. \"needs OCR of a scanned image\"), or remove the key",
+                );
+                None
+            }
+            Some(r) => Some(r.into_inner().trim().to_string()),
+        };
 
         // -- dialogue history (OdysseyBench) --
         let history_path = self.dir.join(crate::history::HISTORY_JSON);
@@ -301,6 +328,9 @@ impl Loader {
             rubric,
             checks,
             solution,
+            solution_messages,
+            oracle,
+            skip_reason,
             history,
             checkpoint_bonus: raw.checkpoint_bonus,
         })
@@ -557,6 +587,49 @@ impl Loader {
             return None;
         }
         Some(source)
+    }
+
+    /// `solution/<n>.message`: the oracle's final message of turn n (UTF-8 text).
+    pub(super) fn solution_messages(&mut self, n_turns: u32) -> Vec<Option<String>> {
+        let dir = self.dir.join("solution");
+        let mut out = vec![None; n_turns as usize];
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return out;
+        };
+        let mut names: BTreeSet<PathBuf> = BTreeSet::new();
+        for e in entries.flatten() {
+            names.insert(e.path());
+        }
+        for path in names {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
+            let Some(stem) = name.strip_suffix(".message") else {
+                continue;
+            };
+            let n: u32 = match stem.parse() {
+                Ok(n) if n >= 1 && n <= n_turns => n,
+                _ => {
+                    self.errors.push(TaskError::new(
+                        Location::file(&path),
+                        format!("solution message `{name}` does not name a turn of this task (it has {n_turns})"),
+                        format!("name solution messages 1.message … {n_turns}.message"),
+                    ));
+                    continue;
+                }
+            };
+            match std::fs::read_to_string(&path) {
+                Ok(t) => out[n as usize - 1] = Some(t.trim_end().to_string()),
+                Err(e) => self.errors.push(TaskError::new(
+                    Location::file(&path),
+                    format!("cannot read: {e}"),
+                    "make it a UTF-8 text file holding the oracle's final message",
+                )),
+            }
+        }
+        out
     }
 
     pub(super) fn solution(&mut self, n_turns: u32) -> Vec<Vec<ToolCall>> {

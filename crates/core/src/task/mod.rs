@@ -659,6 +659,36 @@ pub struct RubricItem {
     pub location: Location,
 }
 
+/// Where a task's `solution/` comes from (`oracle = "..."` in task.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OracleKind {
+    /// Written by a person doing the work (the default).
+    #[default]
+    Authored,
+    /// Generated from the checks (an importer's check-satisfying end state): it proves the
+    /// checks can be passed, not that the task can be solved from its inputs.
+    Derived,
+    /// The task ships no oracle; `bureau validate` checks only what needs none.
+    None,
+}
+
+impl OracleKind {
+    pub const ALL: [OracleKind; 3] = [OracleKind::Authored, OracleKind::Derived, OracleKind::None];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            OracleKind::Authored => "authored",
+            OracleKind::Derived => "derived",
+            OracleKind::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OracleKind> {
+        OracleKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
 /// A loaded, validated task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
@@ -688,6 +718,14 @@ pub struct Task {
     pub checks: Option<(PathBuf, String)>,
     /// The oracle's tool calls per turn (index 0 = turn 1), from `solution/<n>.jsonl`.
     pub solution: Vec<Vec<ToolCall>>,
+    /// The oracle's final message per turn (index 0 = turn 1), from `solution/<n>.message`
+    /// (for tasks that ask for an answer in words).
+    pub solution_messages: Vec<Option<String>>,
+    /// Where `solution/` comes from (`oracle`).
+    pub oracle: OracleKind,
+    /// Why the task is not run (`skip_reason`): `bureau run` and `bureau validate` count it
+    /// and say why, never drop it silently.
+    pub skip_reason: Option<String>,
     // -- dialogue history (OdysseyBench) --
     /// `history.json`: earlier user–assistant sessions (never in the agent's workspace).
     pub history: Option<crate::history::History>,

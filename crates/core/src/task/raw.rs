@@ -30,6 +30,12 @@ pub(super) struct RawTask {
     pub(super) limits: Limits,
     #[serde(default)]
     pub(super) feedback: Option<Spanned<TaskFeedback>>,
+    /// Why this task cannot be run (an imported task Bureau cannot express yet).
+    #[serde(default)]
+    pub(super) skip_reason: Option<Spanned<String>>,
+    /// Where `solution/` comes from: authored (default) or derived from the checks.
+    #[serde(default)]
+    pub(super) oracle: Option<Spanned<String>>,
     #[serde(default, rename = "turn")]
     pub(super) turns: Vec<Spanned<RawTurn>>,
     #[serde(default)]

@@ -352,3 +352,21 @@ fn serde_round_trip() {
     let back: Workbook = serde_json::from_value(v).unwrap();
     assert_eq!(back, wb);
 }
+
+#[test]
+fn cells_round_trip_through_json() {
+    let cells = vec![
+        Cell::value(CellValue::Number(74.0)),
+        Cell::value(CellValue::Number(80.05)),
+        Cell::value(CellValue::Text("Liam".into())),
+        Cell::value(CellValue::Bool(true)),
+        Cell::value(CellValue::Empty),
+        Cell {
+            value: CellValue::Number(3.0),
+            formula: Some("=1+2".into()),
+        },
+    ];
+    let json = serde_json::to_string(&cells).expect("serialises");
+    let back: Vec<Cell> = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, cells);
+}
