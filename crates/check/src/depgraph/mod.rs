@@ -9,7 +9,8 @@
 //! | `files_search` | `path`, when it is a file | |
 //! | `files_write`, `files_write_docx`, `files_edit` | | `path` |
 //! | `files_move` | `from` | `to` |
-//! | `files_export_pdf` | `source` | `path` |
+//! | `files_edit_docx`, `files_set_cells` | `path`, when it existed before | `path` |
+//! | `files_export_pdf`, `files_pdf_to_docx`, `files_image_to_pdf` | `source` | `path` |
 //! | `sheets_import` | `path` | |
 //! | `sheets_export`, `mail_save_attachment` | | `path` |
 //! | `mail_send`, `mail_reply`, `mail_forward` | `attachments` | |
@@ -221,7 +222,20 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
                     }
                 }
             }
-            "files_export_pdf" => {
+            "files_edit_docx" | "files_set_cells" => {
+                // An edit reads the file it changes (files_set_cells may create it).
+                if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
+                    if tool == "files_edit_docx"
+                        || facts.baseline.contains(&p)
+                        || facts.added.contains_key(&p)
+                        || written.contains(&p)
+                    {
+                        reads.push(p.clone());
+                    }
+                    writes.push(p);
+                }
+            }
+            "files_export_pdf" | "files_pdf_to_docx" | "files_image_to_pdf" => {
                 read("source");
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
                     writes.push(p);
