@@ -440,3 +440,90 @@ fn pdf_to_docx_and_image_to_pdf() {
     );
     assert!(e.contains("not a PNG or JPEG"), "{e}");
 }
+
+fn python(script: &str, arg: &Path) -> String {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import openpyxl"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "this test needs Python 3 with openpyxl: run `python3 -m pip install openpyxl` (the CI script .ci/run does)"
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(arg)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An openpyxl workbook edited with files_set_cells opens in openpyxl with every sheet, value
+/// and formula kept (and the new ones there).
+#[test]
+fn openpyxl_reads_what_set_cells_wrote() {
+    let (_d, mut w) = setup();
+    let path = w.files().root().join("budget.xlsx");
+    python(
+        r#"
+import openpyxl, datetime, sys
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = "Budget"
+ws.append(["Item", "Cost", "Due"])
+ws.append(["Rent", 1200, datetime.date(2026, 3, 1)])
+ws.append(["Travel", 800.5, None])
+ws["B4"] = "=SUM(B2:B3)"
+notes = wb.create_sheet("Notes")
+notes["A1"] = "keep me"
+wb.save(sys.argv[1])
+"#,
+        &path,
+    );
+    ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {
+            "B3": 900, "A5": "Average", "B5": "=AVERAGE(B2:B3)", "C3": "2026-04-15", "A1": null
+        }}),
+    );
+    let out = python(
+        r#"
+import openpyxl, json, sys
+f = openpyxl.load_workbook(sys.argv[1])
+v = openpyxl.load_workbook(sys.argv[1], data_only=True)
+def show(x):
+    return x.isoformat() if hasattr(x, "isoformat") else x
+print(json.dumps({
+  "sheets": f.sheetnames,
+  "formulas": [f["Budget"]["B4"].value, f["Budget"]["B5"].value],
+  "values": [[show(c) for c in row] for row in v["Budget"].iter_rows(values_only=True)],
+  "notes": v["Notes"]["A1"].value,
+}))
+"#,
+        &path,
+    );
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "sheets": ["Budget", "Notes"],
+            "formulas": ["=SUM(B2:B3)", "=AVERAGE(B2:B3)"],
+            "values": [
+                [null, "Cost", "Due"],
+                ["Rent", 1200, "2026-03-01T00:00:00"],
+                ["Travel", 900, "2026-04-15T00:00:00"],
+                [null, 2100, null],
+                ["Average", 1050, null],
+            ],
+            "notes": "keep me",
+        })
+    );
+}
