@@ -793,18 +793,37 @@ fn rebuilt_paragraph(
         (None, Some(id)) => out.extend_from_slice(&ppr_with_style(prefix, id, &[])),
         (None, None) => {}
     }
-    let rpr = match first_child(&kids, b"r") {
-        Some(r) => {
-            let rk = children(xml, r)?;
-            first_child(&rk, b"rPr")
-                .map(|n| xml[n.start..n.end].to_vec())
-                .unwrap_or_default()
-        }
-        None => Vec::new(),
-    };
+    let rpr = first_run_rpr(xml, &kids, 0)?.unwrap_or_default();
     out.extend_from_slice(&run(prefix, &rpr, text));
     out.extend_from_slice(format!("</{}>", qname(prefix, "p")).as_bytes());
     Ok(out)
+}
+
+/// The rPr of the first run among `kids`, looking into links, insertions, smart tags and
+/// simple fields (a few levels) when the paragraph starts with one.
+fn first_run_rpr(xml: &[u8], kids: &[Node], level: usize) -> Result<Option<Vec<u8>>, String> {
+    for k in kids {
+        match k.local.as_slice() {
+            b"r" => {
+                let rk = children(xml, k)?;
+                return Ok(Some(
+                    first_child(&rk, b"rPr")
+                        .map(|n| xml[n.start..n.end].to_vec())
+                        .unwrap_or_default(),
+                ));
+            }
+            b"hyperlink" | b"ins" | b"smartTag" | b"fldSimple" | b"customXml" | b"sdt"
+            | b"sdtContent"
+                if level < 4 =>
+            {
+                if let Some(r) = first_run_rpr(xml, &children(xml, k)?, level + 1)? {
+                    return Ok(Some(r));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 fn replace_paragraph(
@@ -862,12 +881,17 @@ fn new_paragraph(
             .items
             .iter()
             .filter(|i| i.kind == Kind::Paragraph && !i.deleted)
+            .filter(|i| contains(&i.bytes, id.as_bytes()))
             .find_map(|i| numbering_of(&i.bytes, &id));
         out.extend_from_slice(&ppr_with_style(prefix, &id, &numpr.unwrap_or_default()));
     }
     out.extend_from_slice(&run(prefix, &[], text));
     out.extend_from_slice(format!("</{}>", qname(prefix, "p")).as_bytes());
     Ok(out)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The `w:numPr` of paragraph `p` if its style is `id`.
