@@ -474,6 +474,58 @@ mod tests {
     }
 
     #[test]
+    fn office_edits_and_conversions_read_and_write() {
+        let steps = vec![
+            // An edit of a seeded file reads it and writes it.
+            call(
+                1,
+                "files_set_cells",
+                json!({"path": "a.csv.xlsx", "cells": {"A1": 1}}),
+            ),
+            call(
+                1,
+                "files_edit_docx",
+                json!({"path": "notes.md", "operations": []}),
+            ),
+            call(
+                1,
+                "files_image_to_pdf",
+                json!({"source": "b.csv", "path": "out/scan.pdf"}),
+            ),
+            call(
+                1,
+                "files_pdf_to_docx",
+                json!({"source": "out/scan.pdf", "path": "out/scan.docx"}),
+            ),
+            // A second edit of the file the first created reads it.
+            call(
+                1,
+                "files_set_cells",
+                json!({"path": "a.csv.xlsx", "cells": {"A2": 2}}),
+            ),
+        ];
+        let got: Vec<(String, Access)> = file_accesses(&steps, &facts())
+            .into_iter()
+            .map(|a| (a.path, a.access))
+            .collect();
+        let f = |p: &str, a: Access| (p.to_string(), a);
+        assert_eq!(
+            got,
+            vec![
+                f("a.csv.xlsx", Access::Write),
+                f("notes.md", Access::Read),
+                f("notes.md", Access::Write),
+                f("b.csv", Access::Read),
+                f("out/scan.pdf", Access::Write),
+                f("out/scan.pdf", Access::Read),
+                f("out/scan.docx", Access::Write),
+                f("a.csv.xlsx", Access::Read),
+                f("a.csv.xlsx", Access::Write),
+            ]
+        );
+    }
+
+    #[test]
     fn reads_before_a_write_become_edges_to_it() {
         let steps = vec![
             call(1, "files_read", json!({"path": "a.csv"})),
