@@ -353,9 +353,12 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let mut updates = Vec::with_capacity(a.cells.len());
     for (key, v) in &a.cells {
         let at = CellRef::parse(key.trim()).ok_or_else(|| {
-            format!("`{key}` is not a cell reference; write cells as A1 references such as \"B7\"")
+            format!("`{}`: `{key}` is not a cell reference; write cells as A1 references such as \"B7\"", a.path)
         })?;
-        updates.push((at, super::sheets::input_cell(v, at)?));
+        updates.push((
+            at,
+            super::sheets::input_cell(v, at).map_err(|e| format!("`{}`: {e}", a.path))?,
+        ));
     }
     let exists = w.files.exists(&a.path);
     let mut wb = if exists {
@@ -389,6 +392,13 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         let before = target.get(*at).cloned().unwrap_or_default();
         target.set(*at, cell.clone());
         changes.push((*at, before));
+    }
+    if wb.cell_count() > sheet::MAX_CELLS {
+        return Err(format!(
+            "`{}` would hold more than {} cells, more than can be read back; split it",
+            a.path,
+            sheet::MAX_CELLS
+        ));
     }
     wb.recalculate();
     let bytes = sheet::write_xlsx(&wb).map_err(|e| e.to_string())?;
