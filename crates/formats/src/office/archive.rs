@@ -150,11 +150,11 @@ pub(crate) fn rewrite(
             match replaced.get(entry.name()) {
                 Some(new) => {
                     let name = entry.name().to_string();
-                    let mut opts = zip::write::SimpleFileOptions::default()
-                        .compression_method(zip::CompressionMethod::Deflated);
-                    if let Some(t) = entry.last_modified() {
-                        opts = opts.last_modified_time(t);
-                    }
+                    // The entry's own timestamp, else 1980-01-01: never the clock, so the
+                    // same edit gives the same bytes.
+                    let opts = zip::write::SimpleFileOptions::default()
+                        .compression_method(zip::CompressionMethod::Deflated)
+                        .last_modified_time(entry.last_modified().unwrap_or_default());
                     drop(entry);
                     zout.start_file(name, opts).map_err(|e| fail(&e))?;
                     zout.write_all(new).map_err(|e| fail(&e))?;
