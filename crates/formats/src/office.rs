@@ -24,7 +24,7 @@
 //! # Ok::<(), bureau_formats::FormatError>(())
 //! ```
 
-mod archive;
+pub(crate) mod archive;
 mod docx;
 mod docx_edit;
 mod image;

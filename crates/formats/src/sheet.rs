@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use a1::{CellRef, RangeRef, col_index, col_letters};
 pub(crate) use io::read_file_in_process;
-pub use io::{MAX_CELLS, read_file, write_csv, write_xlsx};
+pub use io::{MAX_CELLS, read_file, write_csv, write_xlsx, xlsx_extras};
 
 use formula::{Cells, Expr, Val};
 

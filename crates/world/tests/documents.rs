@@ -322,9 +322,17 @@ fn set_cells_creates_and_updates_a_workspace_xlsx() {
     let r = ok(
         &mut w,
         "files_set_cells",
-        json!({"path": "out/budget.xlsx", "cells": {"B2": 200, "C1": null}}),
+        json!({"path": "out/budget.xlsx", "cells": {"B2": 200, "C1": null, "E2": "2026-03-01"}}),
     );
     assert_eq!(r["created"], false);
+    // Nothing of a file Bureau wrote is lost, so there is no note.
+    assert!(r.get("note").is_none(), "{r}");
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "cells": {"E2": null}}),
+    );
+    assert!(r.get("not_kept").is_none(), "{r}");
     let bytes = w.files().read_bytes("out/budget.xlsx").unwrap();
     let wb = bureau_formats::sheet::read_file("budget.xlsx", &bytes).unwrap();
     let s = &wb.sheets[0];
@@ -342,7 +350,8 @@ fn set_cells_creates_and_updates_a_workspace_xlsx() {
             "007".into()
         )
     );
-    let last = w.log().last().unwrap();
+    let log = w.log();
+    let last = &log[log.len() - 2];
     assert_eq!(
         (last.service.as_str(), last.action.as_str()),
         ("files", "set_cells")
@@ -483,17 +492,30 @@ ws.append(["Travel", 800.5, None])
 ws["B4"] = "=SUM(B2:B3)"
 notes = wb.create_sheet("Notes")
 notes["A1"] = "keep me"
+ws["A1"].font = openpyxl.styles.Font(bold=True)
+ws.merge_cells("D1:E1")
+ws.column_dimensions["A"].width = 30
 wb.save(sys.argv[1])
 "#,
         &path,
     );
-    ok(
+    let r = ok(
         &mut w,
         "files_set_cells",
         json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {
             "B3": 900, "A5": "Average", "B5": "=AVERAGE(B2:B3)", "C3": "2026-04-15", "A1": null
         }}),
     );
+    // The result says what the round trip dropped.
+    assert_eq!(
+        r["not_kept"],
+        json!([
+            "cell formatting",
+            "column widths or row heights",
+            "merged cells"
+        ])
+    );
+    assert!(r["note"].as_str().unwrap().contains("were not kept"));
     let out = python(
         r#"
 import openpyxl, json, sys

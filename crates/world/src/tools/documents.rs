@@ -361,9 +361,12 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         ));
     }
     let exists = w.files.exists(&a.path);
+    let mut not_kept = Vec::new();
     let mut wb = if exists {
         let src = w.files.read_bytes(&a.path)?;
-        sheet::read_file(&a.path, &src).map_err(|e| e.to_string())?
+        let wb = sheet::read_file(&a.path, &src).map_err(|e| e.to_string())?;
+        not_kept = sheet::xlsx_extras(&a.path, &src).map_err(|e| e.to_string())?;
+        wb
     } else {
         let name = a.sheet.clone().unwrap_or_else(|| "Sheet1".to_string());
         if let Some(p) = sheet::sheet_name_problem(&name) {
@@ -423,9 +426,24 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         "files",
         "set_cells",
         false,
-        json!({"path": a.path, "sheet": sheet_name, "size": bytes.len(), "cells": updates.len(), "changes": logged, "created": !exists}),
+        json!({"path": a.path, "sheet": sheet_name, "size": bytes.len(), "cells": updates.len(), "changes": logged, "created": !exists, "not_kept": not_kept}),
     );
-    Ok(json!({"path": a.path, "sheet": sheet_name, "cells": cells, "created": !exists}))
+    let mut result =
+        json!({"path": a.path, "sheet": sheet_name, "cells": cells, "created": !exists});
+    if !not_kept.is_empty()
+        && let Some(o) = result.as_object_mut()
+    {
+        o.insert(
+            "note".into(),
+            format!(
+                "values and formulas of every sheet were kept; this file also had {}, which were not kept",
+                not_kept.join(", ")
+            )
+            .into(),
+        );
+        o.insert("not_kept".into(), not_kept.into());
+    }
+    Ok(result)
 }
 
 fn pdf_to_docx(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
