@@ -70,6 +70,8 @@ const COMPONENTS: &[&str] = &[
     "mail parser",
     "spreadsheet reader",
     "zip reader",
+    "zip writer",
+    "PNG decoder",
 ];
 
 impl From<Wire> for FormatError {

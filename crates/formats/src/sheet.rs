@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use a1::{CellRef, RangeRef, col_index, col_letters};
 pub(crate) use io::read_file_in_process;
-pub use io::{MAX_CELLS, read_file, write_csv, write_xlsx};
+pub use io::{MAX_CELLS, read_file, write_csv, write_xlsx, xlsx_extras};
 
 use formula::{Cells, Expr, Val};
 
@@ -328,6 +328,9 @@ impl Sheet {
     }
 }
 
+/// Most rows of one sheet in [`Workbook::to_layout_text`].
+pub const MAX_LAYOUT_ROWS: u32 = 20_000;
+
 /// A workbook: sheets in order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Workbook {
@@ -548,6 +551,68 @@ impl Workbook {
             &e,
             &View { wb: self, sheet },
         )))
+    }
+
+    /// The workbook as a printable layout (for a PDF export): per sheet a `## Name` heading,
+    /// then its used range as a table of shown values (formulas as their results), one
+    /// `| a | b |` line per row with columns padded to a common width (up to 30 characters)
+    /// and a `|---|` line after the first row. At most [`MAX_LAYOUT_ROWS`] rows per sheet;
+    /// a note says how many more there are.
+    pub fn to_layout_text(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sheets {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&format!("## {}\n\n", s.name));
+            let Some(r) = s.used_range() else {
+                out.push_str("(empty sheet)\n");
+                continue;
+            };
+            let last = r
+                .end
+                .row
+                .min(r.start.row.saturating_add(MAX_LAYOUT_ROWS - 1));
+            let rows: Vec<Vec<String>> = (r.start.row..=last)
+                .map(|row| {
+                    (r.start.col..=r.end.col)
+                        .map(|col| {
+                            s.value(CellRef::new(row, col))
+                                .display()
+                                .replace('\n', " ")
+                                .replace('|', "\\|")
+                        })
+                        .collect()
+                })
+                .collect();
+            let cols = (r.end.col - r.start.col + 1) as usize;
+            let widths: Vec<usize> = (0..cols)
+                .map(|c| {
+                    rows.iter()
+                        .map(|row| row.get(c).map_or(0, |v| v.chars().count()))
+                        .max()
+                        .unwrap_or(0)
+                        .clamp(3, 30)
+                })
+                .collect();
+            for (i, row) in rows.iter().enumerate() {
+                let cells: Vec<String> = row
+                    .iter()
+                    .zip(&widths)
+                    .map(|(v, w)| format!("{v:<w$}"))
+                    .collect();
+                out.push_str(&format!("| {} |\n", cells.join(" | ")));
+                if i == 0 {
+                    let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
+                    out.push_str(&format!("|{}|\n", dashes.join("|")));
+                }
+            }
+            let more = r.end.row - last;
+            if more > 0 {
+                out.push_str(&format!("\n… {more} more rows not shown\n"));
+            }
+        }
+        out
     }
 
     /// The workbook as text for an agent: `## Sheet: Name (A1:D12)`, then one line per row

@@ -157,6 +157,144 @@ d.save(sys.argv[1])
     );
 }
 
+#[test]
+fn python_docx_reads_what_bureau_edits_in_place() {
+    use office::DocxOp;
+    python_docx();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theirs.docx");
+    // python-docx's own template: its styles, a header, a bold run, a styled table.
+    python(
+        r#"
+import docx, sys
+d = docx.Document()
+d.sections[0].header.paragraphs[0].text = "Brightwater internal"
+d.add_heading("Quarterly report", 1)
+p = d.add_paragraph()
+r = p.add_run("Revenue was ")
+r.bold = True
+p.add_run("11,917.00 EUR.")
+d.add_paragraph("first point", style="List Bullet")
+d.add_paragraph("drop me")
+t = d.add_table(rows=2, cols=2)
+t.style = "Table Grid"
+t.cell(0, 0).text = "Region"; t.cell(0, 1).text = "Total"
+t.cell(1, 0).text = "North"; t.cell(1, 1).text = "11917"
+d.add_paragraph("The end.")
+d.save(sys.argv[1])
+"#,
+        &[&path],
+    );
+    let before = std::fs::read(&path).unwrap();
+    let listed = office::docx_blocks("theirs.docx", &before).unwrap();
+    assert_eq!(
+        office::blocks_to_text(&listed),
+        "[0] # Quarterly report\n[1] Revenue was 11,917.00 EUR.\n[2] - first point\n[3] drop me\n[4] table, 2 rows:\n| Region | Total |\n|---|---|\n| North | 11917 |\n[5] The end.\n"
+    );
+    let after = office::edit_docx(
+        "theirs.docx",
+        &before,
+        &[
+            DocxOp::Replace {
+                block: 1,
+                text: "Revenue was 12,400.00 EUR.".into(),
+                style: None,
+            },
+            DocxOp::Insert {
+                before: None,
+                after: Some(0),
+                text: "Summary".into(),
+                style: Some("Heading 2".into()),
+            },
+            DocxOp::Insert {
+                before: Some(3),
+                after: None,
+                text: "second point".into(),
+                style: Some("List Bullet".into()),
+            },
+            DocxOp::Delete { block: 3 },
+            DocxOp::SetCell {
+                block: 4,
+                row: 1,
+                col: 1,
+                text: "12400".into(),
+            },
+            DocxOp::AppendRow {
+                block: 4,
+                cells: vec!["South".into(), "800".into()],
+            },
+            DocxOp::Append {
+                text: "Signed, Dana".into(),
+                style: Some("Quote".into()),
+            },
+        ],
+    )
+    .unwrap();
+    std::fs::write(&path, &after).unwrap();
+    let out = python(
+        r#"
+import docx, json, sys
+d = docx.Document(sys.argv[1])
+print(json.dumps({
+  "paragraphs": [[p.style.name, p.text] for p in d.paragraphs],
+  "bold": [r.bold for r in d.paragraphs[2].runs],
+  "tables": [[[c.text for c in r.cells] for r in t.rows] for t in d.tables],
+  "table_style": d.tables[0].style.name,
+  "header": d.sections[0].header.paragraphs[0].text,
+}))
+"#,
+        &[&path],
+    );
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "paragraphs": [
+                ["Heading 1", "Quarterly report"],
+                ["Heading 2", "Summary"],
+                ["Normal", "Revenue was 12,400.00 EUR."],
+                ["List Bullet", "first point"],
+                ["List Bullet", "second point"],
+                ["Normal", "The end."],
+                ["Quote", "Signed, Dana"],
+            ],
+            "bold": [true],
+            "tables": [[["Region", "Total"], ["North", "12400"], ["South", "800"]]],
+            "table_style": "Table Grid",
+            "header": "Brightwater internal",
+        })
+    );
+
+    // Bureau's own .docx has no Title style: the edit adds it, and python-docx sees it.
+    let ours = office::write_docx("plan.docx", &blocks()).unwrap();
+    let edited = office::edit_docx(
+        "plan.docx",
+        &ours,
+        &[DocxOp::Insert {
+            before: Some(0),
+            after: None,
+            text: "Offsite 2026".into(),
+            style: Some("Title".into()),
+        }],
+    )
+    .unwrap();
+    let path = dir.path().join("plan.docx");
+    std::fs::write(&path, &edited).unwrap();
+    let out = python(
+        r#"
+import docx, json, sys
+d = docx.Document(sys.argv[1])
+print(json.dumps([[p.style.name, p.text] for p in d.paragraphs][:2]))
+"#,
+        &[&path],
+    );
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!([["Title", "Offsite 2026"], ["Heading 1", "Offsite plan"]])
+    );
+}
+
 fn libreoffice() -> &'static str {
     for bin in ["libreoffice", "soffice"] {
         if Command::new(bin)

@@ -70,6 +70,14 @@ PLAN = [
         {"type": "table", "rows": [["day", "room"], ["Friday", "2"]]},
     ]}),
     ("files_export_pdf", lambda s: {"source": "out/memo.docx", "path": "out/memo.pdf"}),
+    ("files_edit_docx", lambda s: {"path": "out/memo.docx", "operations": [
+        {"op": "insert", "after": 1, "text": "Bring the slides.", "style": "List Bullet"},
+        {"op": "set_cell", "block": 2, "row": 1, "col": 1, "text": "3"},
+        {"op": "append_row", "block": 2, "cells": ["Monday", "4"]},
+    ]}),
+    ("files_set_cells", lambda s: {"path": "out/budget.xlsx", "cells": {"A1": "Total", "B1": 12500, "B2": "=B1*2"}}),
+    ("files_pdf_to_docx", lambda s: {"source": "out/memo.pdf", "path": "out/memo-text.docx"}),
+    ("files_image_to_pdf", lambda s: {"source": "pixel.png", "path": "out/pixel.pdf"}),
     ("mail_folders", lambda s: {}),
     ("mail_send", lambda s: {
         "to": ["bob@corp.test"],
@@ -107,6 +115,7 @@ BAD_CALLS = [
     ("files_read", {"path": "../outside.txt"}),
     ("files_read", {"path": "no-such-file.txt"}),
     ("files_read", {"path": "readme.txt", "surprise": 1}),
+    ("files_edit_docx", {"path": "out/memo.docx", "operations": [{"op": "delete", "block": 99}]}),
     ("mail_read", {"id": "m99999"}),
     ("no_such_tool", {}),
 ]

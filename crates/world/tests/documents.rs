@@ -222,3 +222,330 @@ fn snapshot_restore_brings_back_the_document() {
         first
     );
 }
+
+#[test]
+fn read_blocks_then_edit_the_docx_in_place() {
+    let (_d, mut w) = setup();
+    ok(&mut w, "files_write_docx", memo_args());
+    let r = ok(
+        &mut w,
+        "files_read",
+        json!({"path": "out/memo.docx", "blocks": true}),
+    );
+    assert_eq!(r["blocks"], 5);
+    assert_eq!(
+        r["text"],
+        "[0] # Offsite\n[1] Budget: 4,200 EUR.\n[2] - badges\n[3] - bus\n[4] table, 2 rows:\n| Who | Task |\n|---|---|\n| Sam | bus |\n"
+    );
+    let r = ok(
+        &mut w,
+        "files_edit_docx",
+        json!({"path": "out/memo.docx", "operations": [
+            {"op": "replace", "block": 1, "text": "Budget: 5,000 EUR."},
+            {"op": "insert", "after": 3, "text": "ferry", "style": "List Bullet"},
+            {"op": "delete", "block": 2},
+            {"op": "set_cell", "block": 4, "row": 1, "col": 1, "text": "ferry"},
+            {"op": "append_row", "block": 4, "cells": ["Ada", "badges"]},
+            {"op": "append", "text": "Next steps", "style": "Heading 2"}
+        ]}),
+    );
+    assert_eq!(r["operations"], 6);
+    let text = ok(&mut w, "files_read", json!({"path": "out/memo.docx"}))["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        text,
+        "# Offsite\n\nBudget: 5,000 EUR.\n\n- bus\n- ferry\n\n| Who | Task |\n|---|---|\n| Sam | ferry |\n| Ada | badges |\n\n## Next steps\n"
+    );
+    let last = w.log().last().unwrap();
+    assert_eq!(
+        (last.service.as_str(), last.action.as_str()),
+        ("files", "edit_docx")
+    );
+    assert_eq!(last.actor, Actor::Agent);
+    assert_eq!(last.payload["operations"][2], "delete 2");
+    // A bad operation changes nothing, and says which operation and why.
+    let before = w.files().read_bytes("out/memo.docx").unwrap();
+    let n = w.log().len();
+    let e = err(
+        &mut w,
+        "files_edit_docx",
+        json!({"path": "out/memo.docx", "operations": [
+            {"op": "delete", "block": 0},
+            {"op": "set_cell", "block": 1, "row": 0, "col": 0, "text": "x"}
+        ]}),
+    );
+    assert!(
+        e.contains("operation 1 (set_cell 1 (0, 0))") && e.contains("not a table"),
+        "{e}"
+    );
+    assert_eq!(w.files().read_bytes("out/memo.docx").unwrap(), before);
+    assert_eq!(w.log().len(), n);
+    let e = err(
+        &mut w,
+        "files_read",
+        json!({"path": "notes.md", "blocks": true}),
+    );
+    assert!(e.contains("Word document"), "{e}");
+    let e = err(
+        &mut w,
+        "files_edit_docx",
+        json!({"path": "notes.md", "operations": [{"op": "delete", "block": 0}]}),
+    );
+    assert!(e.contains(".docx"), "{e}");
+}
+
+#[test]
+fn set_cells_creates_and_updates_a_workspace_xlsx() {
+    let (_d, mut w) = setup();
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "sheet": "Costs", "cells": {
+            "A1": "Item", "B1": "Cost", "A2": "Desk", "B2": 120, "A3": "Lamp", "B3": "35.5",
+            "B4": "=SUM(B2:B3)", "C1": true, "D1": "'007"
+        }}),
+    );
+    assert_eq!(r["created"], true);
+    assert_eq!(r["sheet"], "Costs");
+    let total = r["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cell"] == "B4")
+        .unwrap()
+        .clone();
+    assert_eq!(total["value"], 155.5);
+    assert_eq!(total["formula"], "=SUM(B2:B3)");
+    // Change one input, clear another cell: the formula follows, the rest stays.
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "cells": {"B2": 200, "C1": null, "E2": "2026-03-01"}}),
+    );
+    assert_eq!(r["created"], false);
+    // Nothing of a file Bureau wrote is lost, so there is no note.
+    assert!(r.get("note").is_none(), "{r}");
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "cells": {"E2": null}}),
+    );
+    assert!(r.get("not_kept").is_none(), "{r}");
+    let bytes = w.files().read_bytes("out/budget.xlsx").unwrap();
+    let wb = bureau_formats::sheet::read_file("budget.xlsx", &bytes).unwrap();
+    let s = &wb.sheets[0];
+    let v = |a: &str| {
+        s.value(bureau_formats::sheet::CellRef::parse(a).unwrap())
+            .display()
+    };
+    assert_eq!(
+        (v("A2"), v("B2"), v("B4"), v("C1"), v("D1")),
+        (
+            "Desk".into(),
+            "200".into(),
+            "235.5".into(),
+            String::new(),
+            "007".into()
+        )
+    );
+    let log = w.log();
+    let last = &log[log.len() - 2];
+    assert_eq!(
+        (last.service.as_str(), last.action.as_str()),
+        ("files", "set_cells")
+    );
+    assert_eq!(last.payload["changes"][0]["cell"], "B2");
+    assert_eq!(last.payload["changes"][0]["before"]["value"], 120.0);
+    // Bad calls change nothing.
+    let e = err(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "sheet": "Nope", "cells": {"A1": 1}}),
+    );
+    assert!(
+        e.contains("no sheet \"Nope\"") && e.contains("Costs"),
+        "{e}"
+    );
+    let e = err(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "cells": {"1A": 1}}),
+    );
+    assert!(e.contains("not a cell reference"), "{e}");
+    let e = err(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "out/budget.xlsx", "cells": {"A1": "=SUM("}}),
+    );
+    assert!(e.contains("A1"), "{e}");
+    assert_eq!(w.files().read_bytes("out/budget.xlsx").unwrap(), bytes);
+    // A spreadsheet exports to PDF as a table of its values.
+    ok(
+        &mut w,
+        "files_export_pdf",
+        json!({"source": "out/budget.xlsx", "path": "out/budget.pdf"}),
+    );
+    let text = ok(&mut w, "files_read", json!({"path": "out/budget.pdf"}))["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("Costs") && text.contains("Desk") && text.contains("235.5"),
+        "{text}"
+    );
+}
+
+#[test]
+fn pdf_to_docx_and_image_to_pdf() {
+    let (_d, mut w) = setup();
+    ok(
+        &mut w,
+        "files_export_pdf",
+        json!({"source": "notes.md", "path": "notes.pdf"}),
+    );
+    let r = ok(
+        &mut w,
+        "files_pdf_to_docx",
+        json!({"source": "notes.pdf", "path": "notes.docx"}),
+    );
+    assert_eq!(r["pages"], 1);
+    let text = ok(&mut w, "files_read", json!({"path": "notes.docx"}))["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("Offsite notes") && text.contains("We meet in Delft."),
+        "{text}"
+    );
+    assert_eq!(w.log().last().unwrap().action, "pdf_to_docx");
+    // A 1×1 PNG.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00, 0x00, 0xfd,
+        0xd4, 0x9a, 0x73, 0x00, 0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
+        0xcf, 0x00, 0x04, 0x10, 0xe2, 0xff, 0x7f, 0x00, 0x1a, 0xf3, 0x04, 0xfc, 0xc7, 0x99, 0x3c,
+        0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    std::fs::write(w.files().root().join("scan.png"), png).unwrap();
+    let r = ok(
+        &mut w,
+        "files_image_to_pdf",
+        json!({"source": "scan.png", "path": "scan.pdf"}),
+    );
+    assert_eq!(r["created"], true);
+    let read = ok(&mut w, "files_read", json!({"path": "scan.pdf"}));
+    assert_eq!(read["format"], "pdf");
+    let last = w.log().last().unwrap();
+    assert_eq!(
+        (last.action.as_str(), last.payload["source"].as_str()),
+        ("image_to_pdf", Some("scan.png"))
+    );
+    let e = err(
+        &mut w,
+        "files_image_to_pdf",
+        json!({"source": "notes.md", "path": "x.pdf"}),
+    );
+    assert!(e.contains("not a PNG or JPEG"), "{e}");
+}
+
+fn python(script: &str, arg: &Path) -> String {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import openpyxl"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "this test needs Python 3 with openpyxl: run `python3 -m pip install openpyxl` (the CI script .ci/run does)"
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(arg)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An openpyxl workbook edited with files_set_cells opens in openpyxl with every sheet, value
+/// and formula kept (and the new ones there).
+#[test]
+fn openpyxl_reads_what_set_cells_wrote() {
+    let (_d, mut w) = setup();
+    let path = w.files().root().join("budget.xlsx");
+    python(
+        r#"
+import openpyxl, datetime, sys
+wb = openpyxl.Workbook()
+ws = wb.active
+ws.title = "Budget"
+ws.append(["Item", "Cost", "Due"])
+ws.append(["Rent", 1200, datetime.date(2026, 3, 1)])
+ws.append(["Travel", 800.5, None])
+ws["B4"] = "=SUM(B2:B3)"
+notes = wb.create_sheet("Notes")
+notes["A1"] = "keep me"
+ws["A1"].font = openpyxl.styles.Font(bold=True)
+ws.merge_cells("D1:E1")
+ws.column_dimensions["A"].width = 30
+wb.save(sys.argv[1])
+"#,
+        &path,
+    );
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {
+            "B3": 900, "A5": "Average", "B5": "=AVERAGE(B2:B3)", "C3": "2026-04-15", "A1": null
+        }}),
+    );
+    // The result says what the round trip dropped.
+    assert_eq!(
+        r["not_kept"],
+        json!([
+            "cell formatting",
+            "column widths or row heights",
+            "merged cells"
+        ])
+    );
+    assert!(r["note"].as_str().unwrap().contains("were not kept"));
+    let out = python(
+        r#"
+import openpyxl, json, sys
+f = openpyxl.load_workbook(sys.argv[1])
+v = openpyxl.load_workbook(sys.argv[1], data_only=True)
+def show(x):
+    return x.isoformat() if hasattr(x, "isoformat") else x
+print(json.dumps({
+  "sheets": f.sheetnames,
+  "formulas": [f["Budget"]["B4"].value, f["Budget"]["B5"].value],
+  "values": [[show(c) for c in row] for row in v["Budget"].iter_rows(values_only=True)],
+  "notes": v["Notes"]["A1"].value,
+}))
+"#,
+        &path,
+    );
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "sheets": ["Budget", "Notes"],
+            "formulas": ["=SUM(B2:B3)", "=AVERAGE(B2:B3)"],
+            "values": [
+                [null, "Cost", "Due"],
+                ["Rent", 1200, "2026-03-01T00:00:00"],
+                ["Travel", 900, "2026-04-15T00:00:00"],
+                [null, 2100, null],
+                ["Average", 1050, null],
+            ],
+            "notes": "keep me",
+        })
+    );
+}

@@ -9,7 +9,8 @@
 //! | `files_search` | `path`, when it is a file | |
 //! | `files_write`, `files_write_docx`, `files_edit` | | `path` |
 //! | `files_move` | `from` | `to` |
-//! | `files_export_pdf` | `source` | `path` |
+//! | `files_edit_docx`, `files_set_cells` | `path`, when it existed before | `path` |
+//! | `files_export_pdf`, `files_pdf_to_docx`, `files_image_to_pdf` | `source` | `path` |
 //! | `sheets_import` | `path` | |
 //! | `sheets_export`, `mail_save_attachment` | | `path` |
 //! | `mail_send`, `mail_reply`, `mail_forward` | `attachments` | |
@@ -221,7 +222,20 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
                     }
                 }
             }
-            "files_export_pdf" => {
+            "files_edit_docx" | "files_set_cells" => {
+                // An edit reads the file it changes (files_set_cells may create it).
+                if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
+                    if tool == "files_edit_docx"
+                        || facts.baseline.contains(&p)
+                        || facts.added.contains_key(&p)
+                        || written.contains(&p)
+                    {
+                        reads.push(p.clone());
+                    }
+                    writes.push(p);
+                }
+            }
+            "files_export_pdf" | "files_pdf_to_docx" | "files_image_to_pdf" => {
                 read("source");
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
                     writes.push(p);
@@ -457,6 +471,58 @@ mod tests {
 
     fn edge(a: &str, b: &str) -> (String, String) {
         (a.to_string(), b.to_string())
+    }
+
+    #[test]
+    fn office_edits_and_conversions_read_and_write() {
+        let steps = vec![
+            // An edit of a seeded file reads it and writes it.
+            call(
+                1,
+                "files_set_cells",
+                json!({"path": "a.csv.xlsx", "cells": {"A1": 1}}),
+            ),
+            call(
+                1,
+                "files_edit_docx",
+                json!({"path": "notes.md", "operations": []}),
+            ),
+            call(
+                1,
+                "files_image_to_pdf",
+                json!({"source": "b.csv", "path": "out/scan.pdf"}),
+            ),
+            call(
+                1,
+                "files_pdf_to_docx",
+                json!({"source": "out/scan.pdf", "path": "out/scan.docx"}),
+            ),
+            // A second edit of the file the first created reads it.
+            call(
+                1,
+                "files_set_cells",
+                json!({"path": "a.csv.xlsx", "cells": {"A2": 2}}),
+            ),
+        ];
+        let got: Vec<(String, Access)> = file_accesses(&steps, &facts())
+            .into_iter()
+            .map(|a| (a.path, a.access))
+            .collect();
+        let f = |p: &str, a: Access| (p.to_string(), a);
+        assert_eq!(
+            got,
+            vec![
+                f("a.csv.xlsx", Access::Write),
+                f("notes.md", Access::Read),
+                f("notes.md", Access::Write),
+                f("b.csv", Access::Read),
+                f("out/scan.pdf", Access::Write),
+                f("out/scan.pdf", Access::Read),
+                f("out/scan.docx", Access::Write),
+                f("a.csv.xlsx", Access::Read),
+                f("a.csv.xlsx", Access::Write),
+            ]
+        );
     }
 
     #[test]

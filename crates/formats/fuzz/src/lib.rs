@@ -48,6 +48,52 @@ pub fn pdf_read(data: &[u8]) {
     let _ = office::read_pdf("fuzz.pdf", data);
 }
 
+/// The in-place .docx editor on any bytes, with a fixed batch of every operation: an error or
+/// a document that reads back, never a panic.
+pub fn docx_edit(data: &[u8]) {
+    use office::DocxOp;
+    let ops = [
+        DocxOp::Replace {
+            block: 1,
+            text: "new & <text>".into(),
+            style: None,
+        },
+        DocxOp::Insert {
+            before: None,
+            after: Some(0),
+            text: "inserted".into(),
+            style: Some("Heading 2".into()),
+        },
+        DocxOp::SetCell {
+            block: 4,
+            row: 1,
+            col: 1,
+            text: "cell".into(),
+        },
+        DocxOp::AppendRow {
+            block: 4,
+            cells: vec!["row".into()],
+        },
+        DocxOp::Delete { block: 2 },
+        DocxOp::Append {
+            text: "end".into(),
+            style: Some("List Bullet".into()),
+        },
+    ];
+    let _ = office::docx_blocks("fuzz.docx", data);
+    if let Ok(out) = office::edit_docx("fuzz.docx", data, &ops) {
+        assert!(
+            office::read_docx("fuzz.docx", &out).is_ok(),
+            "an edited document does not read back"
+        );
+    }
+}
+
+/// Image → PDF on any bytes (PNG or JPEG by their signature).
+pub fn image_to_pdf(data: &[u8]) {
+    let _ = office::image_to_pdf("fuzz.png", data);
+}
+
 /// The dispatcher under every extension; the first byte picks the extension.
 pub fn to_text(data: &[u8]) {
     const EXTS: [&str; 14] = [
@@ -82,12 +128,25 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         .unwrap_or_default();
     let pdf = office::write_pdf("seed", "# Title\n\n- item\n| a | b |\nbody\n");
     match target {
-        "docx_read" => vec![docx],
+        "docx_read" | "docx_edit" => vec![docx],
+        "image_to_pdf" => {
+            // A 2×2 RGB PNG.
+            vec![vec![
+                0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+                0x44, 0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00,
+                0x00, 0xfd, 0xd4, 0x9a, 0x73, 0x00, 0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78,
+                0xda, 0x63, 0xf8, 0xcf, 0x00, 0x04, 0x10, 0xe2, 0xff, 0x7f, 0x00, 0x1a, 0xf3, 0x04,
+                0xfc, 0xc7, 0x99, 0x3c, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+                0x42, 0x60, 0x82,
+            ]]
+        }
         "pptx_read" => vec![pptx],
         "pdf_read" => vec![pdf],
         "sheet_read" => {
             // First byte: 0 = .xlsx, 1 = .csv, 2 = .tsv (see `sheet_read`).
-            let csv = b"Region,Q1,Q2,Total\nNorth,1200.5,980,=B2+C2\nSouth,,\"3,400\",=SUM(B3:C3)\n".to_vec();
+            let csv =
+                b"Region,Q1,Q2,Total\nNorth,1200.5,980,=B2+C2\nSouth,,\"3,400\",=SUM(B3:C3)\n"
+                    .to_vec();
             let xlsx = bureau_formats::sheet::read_file("seed.csv", &csv)
                 .ok()
                 .and_then(|wb| bureau_formats::sheet::write_xlsx(&wb).ok())

@@ -125,6 +125,47 @@ impl<'a> Archive<'a> {
     }
 }
 
+/// `bytes` (a zip archive already opened with [`Archive::open`]) with the entries named in
+/// `replaced` given new contents (deflated, keeping their timestamps) and every other entry
+/// copied raw: same compressed bytes, same CRC, same metadata, same order.
+pub(crate) fn rewrite(
+    file: &str,
+    bytes: &[u8],
+    replaced: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> Result<Vec<u8>, FormatError> {
+    use std::io::Write;
+    let fail = |e: &dyn std::fmt::Display| {
+        invalid(
+            file,
+            format!(
+                "the archive cannot be rewritten ({e}); the file is damaged, ask for a fresh copy"
+            ),
+        )
+    };
+    crate::error::guard("zip writer", || -> Result<Vec<u8>, FormatError> {
+        let mut zin = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| fail(&e))?;
+        let mut zout = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() + 4096)));
+        for i in 0..zin.len() {
+            let entry = zin.by_index_raw(i).map_err(|e| fail(&e))?;
+            match replaced.get(entry.name()) {
+                Some(new) => {
+                    let name = entry.name().to_string();
+                    // The entry's own timestamp, else 1980-01-01: never the clock, so the
+                    // same edit gives the same bytes.
+                    let opts = zip::write::SimpleFileOptions::default()
+                        .compression_method(zip::CompressionMethod::Deflated)
+                        .last_modified_time(entry.last_modified().unwrap_or_default());
+                    drop(entry);
+                    zout.start_file(name, opts).map_err(|e| fail(&e))?;
+                    zout.write_all(new).map_err(|e| fail(&e))?;
+                }
+                None => zout.raw_copy_file(entry).map_err(|e| fail(&e))?,
+            }
+        }
+        Ok(zout.finish().map_err(|e| fail(&e))?.into_inner())
+    })?
+}
+
 fn bomb(file: &str, name: &str, size: u64) -> FormatError {
     invalid(
         file,

@@ -133,7 +133,7 @@ pub(crate) fn read_docx_in_process(file: &str, bytes: &[u8]) -> Result<Docx, For
 }
 
 /// The main document part: word/document.xml, or what [Content_Types].xml names.
-fn main_part(zip: &mut Archive<'_>, file: &str) -> Result<String, FormatError> {
+pub(crate) fn main_part(zip: &mut Archive<'_>, file: &str) -> Result<String, FormatError> {
     if zip.has("word/document.xml") {
         return Ok("word/document.xml".into());
     }
@@ -159,14 +159,17 @@ fn main_part(zip: &mut Archive<'_>, file: &str) -> Result<String, FormatError> {
     ))
 }
 
-struct StyleInfo {
+pub(crate) struct StyleInfo {
     name: String,
     outline: Option<u8>,
     numbered: bool,
     ilvl: Option<u8>,
 }
 
-fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, FormatError> {
+pub(crate) fn read_styles(
+    file: &str,
+    xml: &[u8],
+) -> Result<BTreeMap<String, StyleInfo>, FormatError> {
     let mut styles = BTreeMap::new();
     let mut cur: Option<(String, StyleInfo)> = None;
     walk_xml(file, "word/styles.xml", xml, |ev| match ev {
@@ -205,7 +208,7 @@ fn read_styles(file: &str, xml: &[u8]) -> Result<BTreeMap<String, StyleInfo>, Fo
 
 /// Word stores some built-in style names in lower case ("heading 1", "title"); show them as
 /// Word and python-docx do ("Heading 1", "Title").
-fn display_name(name: &str) -> String {
+pub(crate) fn display_name(name: &str) -> String {
     let builtin = [
         "heading ", "title", "subtitle", "caption", "header", "footer", "normal",
     ];
@@ -262,7 +265,7 @@ struct TableBuild {
     cell: Option<String>,
 }
 
-fn parse_document(
+pub(crate) fn parse_document(
     file: &str,
     part: &str,
     xml: &[u8],

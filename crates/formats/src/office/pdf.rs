@@ -32,6 +32,26 @@ impl Pdf {
     }
 }
 
+impl Pdf {
+    /// The PDF's text as .docx blocks for [`super::write_docx`]: one paragraph per non-empty
+    /// line, pages in order (a PDF has no paragraph structure to recover; a scan without a
+    /// text layer gives no blocks).
+    pub fn to_blocks(&self) -> Vec<super::WriteBlock> {
+        self.pages
+            .iter()
+            .flat_map(|p| p.lines())
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| super::WriteBlock::Paragraph {
+                text: l
+                    .chars()
+                    .filter(|c| !c.is_control() || *c == '\t')
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
 /// Read the text of every page of a PDF.
 pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
     crate::isolated::read(file, || read_pdf_in_process(file, bytes))

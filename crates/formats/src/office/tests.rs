@@ -406,3 +406,123 @@ mod props {
         }
     }
 }
+
+fn png_of(w: u32, h: u32, color: png::ColorType, px: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(color);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut wr = enc.write_header().unwrap();
+        wr.write_image_data(px).unwrap();
+    }
+    out
+}
+
+/// The image XObject of page 1: (width, height, filter, has a soft mask).
+fn pdf_image(bytes: &[u8]) -> (i64, i64, String, bool, Vec<f32>) {
+    let doc = lopdf::Document::load_mem(bytes).unwrap();
+    let pages = doc.get_pages();
+    assert_eq!(pages.len(), 1);
+    let page = doc.get_dictionary(pages[&1]).unwrap();
+    let media: Vec<f32> = page
+        .get(b"MediaBox")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_float().unwrap())
+        .collect();
+    let res = page.get(b"Resources").unwrap().as_dict().unwrap();
+    let xo = res.get(b"XObject").unwrap().as_dict().unwrap();
+    let id = xo.get(b"Im1").unwrap().as_reference().unwrap();
+    let img = doc.get_object(id).unwrap().as_stream().unwrap();
+    let d = &img.dict;
+    (
+        d.get(b"Width").unwrap().as_i64().unwrap(),
+        d.get(b"Height").unwrap().as_i64().unwrap(),
+        String::from_utf8(d.get(b"Filter").unwrap().as_name().unwrap().to_vec()).unwrap(),
+        d.get(b"SMask").is_ok(),
+        media,
+    )
+}
+
+#[test]
+fn png_and_jpeg_become_one_page_pdfs() {
+    let rgb = png_of(3, 2, png::ColorType::Rgb, &[200; 18]);
+    let pdf = image_to_pdf("scan.png", &rgb).unwrap();
+    assert_eq!(
+        pdf_image(&pdf),
+        (3, 2, "FlateDecode".into(), false, vec![0.0, 0.0, 3.0, 2.0])
+    );
+    assert_eq!(
+        pdf,
+        image_to_pdf("scan.png", &rgb).unwrap(),
+        "deterministic"
+    );
+    // Transparency becomes a soft mask; grey and palette images work too.
+    let rgba = png_of(2, 2, png::ColorType::Rgba, &[10, 20, 30, 128].repeat(4));
+    assert!(pdf_image(&image_to_pdf("a.png", &rgba).unwrap()).3);
+    let grey = png_of(4, 1, png::ColorType::Grayscale, &[0, 80, 160, 255]);
+    assert_eq!(pdf_image(&image_to_pdf("g.png", &grey).unwrap()).0, 4);
+    // A JPEG is embedded as it is.
+    let mut jpg = Vec::new();
+    jpeg_encoder::Encoder::new(&mut jpg, 80)
+        .encode(&[90u8; 5 * 7 * 3], 5, 7, jpeg_encoder::ColorType::Rgb)
+        .unwrap();
+    let pdf = image_to_pdf("photo.jpg", &jpg).unwrap();
+    assert_eq!(
+        pdf_image(&pdf),
+        (5, 7, "DCTDecode".into(), false, vec![0.0, 0.0, 5.0, 7.0])
+    );
+    assert!(pdf.windows(jpg.len()).any(|w| w == jpg.as_slice()));
+    // The PDF reads as a PDF (no text: an image page).
+    assert_eq!(read_pdf("photo.pdf", &pdf).unwrap().pages.len(), 1);
+}
+
+#[test]
+fn bad_images_are_errors_that_say_why() {
+    let r = reason(image_to_pdf("x.gif", b"GIF89a....").unwrap_err());
+    assert!(r.contains("not a PNG or JPEG"), "{r}");
+    let rgb = png_of(3, 2, png::ColorType::Rgb, &[200; 18]);
+    let r = reason(image_to_pdf("cut.png", &rgb[..rgb.len() - 20]).unwrap_err());
+    assert!(r.contains("corrupt or truncated"), "{r}");
+    // A header claiming 100,000 × 100,000 pixels is refused before any allocation.
+    let mut huge = rgb.clone();
+    huge[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    huge[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let r = reason(image_to_pdf("huge.png", &huge).unwrap_err());
+    assert!(r.contains("pixels") || r.contains("corrupt"), "{r}");
+    let r = reason(image_to_pdf("cut.jpg", &[0xFF, 0xD8, 0xFF, 0xE0, 0x00]).unwrap_err());
+    assert!(r.contains("JPEG"), "{r}");
+    let mut jpg = Vec::new();
+    jpeg_encoder::Encoder::new(&mut jpg, 80)
+        .encode(&[90u8; 3], 1, 1, jpeg_encoder::ColorType::Rgb)
+        .unwrap();
+    let r = reason(image_to_pdf("half.jpg", &jpg[..20]).unwrap_err());
+    assert!(r.contains("JPEG"), "{r}");
+}
+
+proptest::proptest! {
+    #[test]
+    fn image_to_pdf_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512), kind in 0usize..2) {
+        let mut b = if kind == 0 { b"\x89PNG\r\n\x1a\n".to_vec() } else { vec![0xFF, 0xD8, 0xFF] };
+        b.extend_from_slice(&bytes);
+        let _ = image::image_to_pdf_in_process("x", &b);
+    }
+}
+
+#[test]
+fn pdf_text_becomes_one_paragraph_per_line() {
+    let pdf = write_pdf("t", "# Title\n\nFirst line\nSecond line\n");
+    let p = read_pdf("t.pdf", &pdf).unwrap();
+    let blocks = p.to_blocks();
+    let texts: Vec<String> = blocks
+        .iter()
+        .map(|b| match b {
+            WriteBlock::Paragraph { text } => text.trim().to_string(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(texts, vec!["Title", "First line", "Second line"]);
+}

@@ -396,6 +396,116 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
     Ok(wb)
 }
 
+/// What an .xlsx holds beyond sheets of values and formulas — what [`read_file`] followed by
+/// [`write_xlsx`] does not keep: `"cell formatting"`, `"column widths or row heights"`,
+/// `"merged cells"`, `"charts or images"`, `"comments"`, `"data validation"`,
+/// `"conditional formatting"`, `"hyperlinks"`, `"defined names"`, `"hidden sheets"`,
+/// `"macros"`, `"pivot tables"`, `"tables"`. Found by looking for their parts and elements (no
+/// XML is parsed); read in an isolated child process like every reader.
+pub fn xlsx_extras(name: &str, bytes: &[u8]) -> Result<Vec<String>, FormatError> {
+    crate::isolated::read(name, || xlsx_extras_in_process(name, bytes))
+}
+
+pub(crate) fn xlsx_extras_in_process(name: &str, bytes: &[u8]) -> Result<Vec<String>, FormatError> {
+    check_zip(name, bytes)?;
+    let mut zip = crate::office::archive::Archive::open(name, bytes, ".xlsx")?;
+    let names = zip.names();
+    let has = |hay: &[u8], needle: &str| hay.windows(needle.len()).any(|w| w == needle.as_bytes());
+    let mut found: Vec<&str> = Vec::new();
+    let add = |what: &'static str, found: &mut Vec<&str>| {
+        if !found.contains(&what) {
+            found.push(what);
+        }
+    };
+    for n in &names {
+        if n.starts_with("xl/drawings/")
+            || n.starts_with("xl/charts/")
+            || n.starts_with("xl/media/")
+        {
+            add("charts or images", &mut found);
+        }
+        if n.starts_with("xl/comments") || n.starts_with("xl/threadedComments/") {
+            add("comments", &mut found);
+        }
+        if n.ends_with("vbaProject.bin") {
+            add("macros", &mut found);
+        }
+        if n.starts_with("xl/pivotTables/") {
+            add("pivot tables", &mut found);
+        }
+        if n.starts_with("xl/tables/") {
+            add("tables", &mut found);
+        }
+    }
+    if let Some(styles) = zip.read("xl/styles.xml")?
+        && has_cell_formatting(&styles)
+    {
+        add("cell formatting", &mut found);
+    }
+    if let Some(wb) = zip.read("xl/workbook.xml")? {
+        if has(&wb, "<definedName ") {
+            add("defined names", &mut found);
+        }
+        if has(&wb, "state=\"hidden\"") || has(&wb, "state=\"veryHidden\"") {
+            add("hidden sheets", &mut found);
+        }
+    }
+    for n in names
+        .iter()
+        .filter(|n| n.starts_with("xl/worksheets/") && n.ends_with(".xml"))
+    {
+        let Some(x) = zip.read(n)? else { continue };
+        for (needle, what) in [
+            ("<col ", "column widths or row heights"),
+            ("customHeight=", "column widths or row heights"),
+            ("<mergeCell ", "merged cells"),
+            ("<dataValidation ", "data validation"),
+            ("<conditionalFormatting", "conditional formatting"),
+            ("<hyperlink ", "hyperlinks"),
+        ] {
+            if has(&x, needle) {
+                add(what, &mut found);
+            }
+        }
+    }
+    let mut out: Vec<String> = found.into_iter().map(str::to_string).collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Whether a styles part formats cells beyond what [`write_xlsx`] writes (dates): fonts,
+/// fills, borders, alignment, or number formats other than dates.
+fn has_cell_formatting(styles: &[u8]) -> bool {
+    use regex::bytes::Regex;
+    let (Ok(xf_style), Ok(num_fmt), Ok(xf_num)) = (
+        Regex::new(r#"<(?:\w+:)?xf\b[^>]*\b(?:fontId|fillId|borderId)="[1-9]"#),
+        Regex::new(r#"<(?:\w+:)?numFmt\b[^>]*\bformatCode="([^"]*)""#),
+        Regex::new(r#"<(?:\w+:)?xf\b[^>]*\bnumFmtId="(\d+)""#),
+    ) else {
+        return true;
+    };
+    if xf_style.is_match(styles) || styles.windows(10).any(|w| w == b"<alignment") {
+        return true;
+    }
+    let date_code = |c: &[u8]| {
+        let c = String::from_utf8_lossy(c).to_ascii_lowercase();
+        c.contains('y') || c.contains('d') && c.contains('m')
+    };
+    if num_fmt
+        .captures_iter(styles)
+        .any(|c| c.get(1).is_some_and(|m| !date_code(m.as_bytes())))
+    {
+        return true;
+    }
+    // Built-in number formats other than general (0) and the dates and times (14–22).
+    xf_num.captures_iter(styles).any(|c| {
+        c.get(1)
+            .and_then(|m| std::str::from_utf8(m.as_bytes()).ok())
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| (1..=13).contains(&n) || (23..164).contains(&n))
+    })
+}
+
 /// Write a workbook as .xlsx: every sheet, values, formulas with their computed values as
 /// cached results (so readers that do not compute, like openpyxl with data_only, see them),
 /// dates with a date format. Deterministic bytes.

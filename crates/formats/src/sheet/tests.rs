@@ -370,3 +370,35 @@ fn cells_round_trip_through_json() {
     let back: Vec<Cell> = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, cells);
 }
+
+#[test]
+fn xlsx_extras_finds_nothing_in_what_bureau_writes() {
+    let wb = book(&[
+        ("A1", "Due"),
+        ("A2", "2026-03-01"),
+        ("B2", "=A2+1"),
+        ("C2", "2026-03-01 09:30"),
+    ]);
+    let bytes = write_xlsx(&wb).unwrap();
+    assert_eq!(
+        io::xlsx_extras_in_process("b.xlsx", &bytes).unwrap(),
+        Vec::<String>::new()
+    );
+    assert!(xlsx_extras("b.xlsx", b"PK\x03\x04 broken").is_err());
+    assert!(xlsx_extras("b.xlsx", b"not a zip").is_err());
+}
+
+#[test]
+fn layout_text_is_a_padded_table_per_sheet() {
+    let wb = book(&[
+        ("A1", "Item"),
+        ("B1", "Cost"),
+        ("A2", "Desk"),
+        ("B2", "120"),
+        ("B3", "=B2*2"),
+    ]);
+    assert_eq!(
+        wb.to_layout_text(),
+        "## Data\n\n| Item | Cost |\n|------|------|\n| Desk | 120  |\n|      | 240  |\n"
+    );
+}

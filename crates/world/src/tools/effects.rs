@@ -19,6 +19,9 @@ pub enum Effect {
     Change,
     /// Removes or closes something.
     Remove,
+    /// Changes what exists in a way a repeat does again: an in-place edit whose operations
+    /// may insert or append (calling it twice inserts twice) as well as overwrite or delete.
+    Edit,
 }
 
 impl Effect {
@@ -30,6 +33,7 @@ impl Effect {
             Effect::Add => (false, false, false),
             Effect::Change => (false, true, true),
             Effect::Remove => (false, true, true),
+            Effect::Edit => (false, true, false),
         };
         ToolAnnotations {
             read_only_hint: read_only,
@@ -48,7 +52,11 @@ pub const EFFECTS: &[(&str, Effect)] = &[
     ("files_search", Effect::Read),
     ("files_write", Effect::Change),
     ("files_write_docx", Effect::Change),
+    ("files_edit_docx", Effect::Edit),
+    ("files_set_cells", Effect::Change),
     ("files_export_pdf", Effect::Change),
+    ("files_pdf_to_docx", Effect::Change),
+    ("files_image_to_pdf", Effect::Change),
     ("files_edit", Effect::Change),
     ("files_move", Effect::Change),
     ("files_delete", Effect::Remove),

@@ -29,10 +29,18 @@ pub(super) const LIST: Tool = Tool {
 };
 pub(super) const READ: Tool = Tool {
     name: "files_read",
-    description: "Read a file of the workspace. Text files come back as they are; office files (.docx, .pptx, .pdf, .xlsx, .eml, ...) as text with their structure (headings, lists, tables, slides, pages) and a `format` field.",
+    description: "Read a file of the workspace. Text files come back as they are; office files (.docx, .pptx, .pdf, .xlsx, .eml, ...) as text with their structure (headings, lists, tables, slides, pages) and a `format` field. With blocks=true a .docx is shown as numbered blocks (`[3] ...`), the indices files_edit_docx takes.",
     schema: || {
         schema(
-            &[("path", string("File path relative to the workspace"))],
+            &[
+                ("path", string("File path relative to the workspace")),
+                (
+                    "blocks",
+                    boolean(
+                        "For a .docx: number its top-level paragraphs and tables, empty paragraphs included (default false)",
+                    ),
+                ),
+            ],
             &["path"],
         )
     },
@@ -150,15 +158,34 @@ fn list(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PathArg {
+struct ReadArgs {
     path: String,
+    #[serde(default)]
+    blocks: bool,
 }
 
 fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
-    let a: PathArg = parse("files_read", args)?;
+    let a: ReadArgs = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
-    use bureau_formats::office::{Format, render};
+    use bureau_formats::office::{Format, blocks_to_text, docx_blocks, render};
     let format = Format::detect(&a.path, &bytes);
+    if a.blocks {
+        if format != Format::Docx {
+            return Err(format!(
+                "blocks=true numbers the blocks of a Word document, and `{}` is read as {}; read it without blocks",
+                a.path,
+                format.name()
+            ));
+        }
+        let blocks = docx_blocks(&a.path, &bytes).map_err(|e| e.to_string())?;
+        return Ok(json!({
+            "path": a.path,
+            "size": bytes.len(),
+            "format": format.name(),
+            "blocks": blocks.len(),
+            "text": blocks_to_text(&blocks),
+        }));
+    }
     // Spreadsheets (.csv and .tsv too) and binary office files (.docx, .pptx, .pdf, .xlsx, ...)
     // come back as text with their structure: sheet names, cell coordinates, formulas.
     if format == Format::Sheet || is_binary(&bytes) {

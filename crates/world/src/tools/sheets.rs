@@ -14,7 +14,7 @@ use crate::World;
 /// Most cells one read returns.
 const MAX_READ_CELLS: usize = 5_000;
 /// Most cells one write or append may set.
-const MAX_WRITE_CELLS: usize = 50_000;
+pub(super) const MAX_WRITE_CELLS: usize = 50_000;
 /// Most cells in one spreadsheet.
 const MAX_BOOK_CELLS: usize = 1_000_000;
 
@@ -236,7 +236,7 @@ fn range_arg(text: &str, sheet: Option<String>) -> Result<(RangeRef, Option<Stri
     Ok((r, sheet))
 }
 
-fn cell_json(at: CellRef, cell: &Cell) -> Value {
+pub(super) fn cell_json(at: CellRef, cell: &Cell) -> Value {
     let mut v = cell.to_json();
     if let Some(o) = v.as_object_mut() {
         o.insert("cell".into(), at.to_string().into());
@@ -319,7 +319,7 @@ fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
 
 /// A JSON value from an agent as a cell: null clears, numbers/bools typed, `=` formulas,
 /// other strings inferred.
-fn input_cell(v: &Value, at: CellRef) -> Result<Cell, String> {
+pub(super) fn input_cell(v: &Value, at: CellRef) -> Result<Cell, String> {
     Ok(match v {
         Value::Null => Cell::default(),
         Value::Bool(b) => Cell::value(CellValue::Bool(*b)),

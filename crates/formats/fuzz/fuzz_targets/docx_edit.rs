@@ -1,0 +1,10 @@
+//! Fuzz target `docx_edit`: see ../Cargo.toml for how to run it.
+#![cfg_attr(feature = "libfuzzer", no_main)]
+
+#[cfg(feature = "libfuzzer")]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bureau_formats_fuzz::docx_edit(data));
+
+#[cfg(not(feature = "libfuzzer"))]
+fn main() {
+    bureau_formats_fuzz::run_corpus("docx_edit", bureau_formats_fuzz::docx_edit);
+}

@@ -1,0 +1,299 @@
+//! Image → PDF: a PNG or JPEG on a page of its own.
+//!
+//! A JPEG is embedded as it is (the PDF `DCTDecode` filter holds JPEG data), after reading its
+//! dimensions and colour components from the frame header; a PNG is decoded (the `png` crate:
+//! any bit depth, palette, interlacing, transparency), its pixels deflated into the PDF, its
+//! alpha channel becoming a soft mask. The page is the image's size at 72 dpi (one pixel, one
+//! point, as most converters do), scaled down to fit PDF's largest page (14,400 points) when
+//! bigger. Deterministic: the same image gives the same bytes. The image is decoded in an
+//! isolated child process, like every reader of untrusted files.
+
+use std::io::{Cursor, Write};
+
+use super::invalid;
+use crate::FormatError;
+
+/// Most pixels an image may have.
+pub const MAX_IMAGE_PIXELS: u64 = 50_000_000;
+/// The largest page side PDF readers accept, in points.
+const MAX_PAGE: f64 = 14_400.0;
+
+/// Put a PNG or JPEG image (by its bytes, whatever the name says) on a one-page PDF.
+pub fn image_to_pdf(file: &str, bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
+    crate::isolated::read(file, || image_to_pdf_in_process(file, bytes))
+}
+
+/// An image ready to embed: its stream dictionary entries, data and optional soft mask.
+struct Embedded {
+    width: u32,
+    height: u32,
+    /// `/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode ...`
+    dict: String,
+    data: Vec<u8>,
+    /// Deflated 8-bit alpha plane.
+    alpha: Option<Vec<u8>>,
+}
+
+pub(crate) fn image_to_pdf_in_process(file: &str, bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
+    if bytes.len() > super::MAX_INPUT_BYTES {
+        return Err(invalid(
+            file,
+            format!(
+                "the image is {} bytes, more than the {} that can be read",
+                bytes.len(),
+                super::MAX_INPUT_BYTES
+            ),
+        ));
+    }
+    let img = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        png_image(file, bytes)?
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        jpeg_image(file, bytes)?
+    } else {
+        return Err(invalid(
+            file,
+            "not a PNG or JPEG image (only those two can be converted to PDF); convert it to PNG first".into(),
+        ));
+    };
+    Ok(pdf_of(file, &img))
+}
+
+fn check_size(file: &str, width: u32, height: u32) -> Result<(), FormatError> {
+    if width == 0 || height == 0 {
+        return Err(invalid(
+            file,
+            "the image has no pixels (width or height 0)".into(),
+        ));
+    }
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        return Err(invalid(
+            file,
+            format!(
+                "the image is {width}×{height} pixels, more than the {MAX_IMAGE_PIXELS} that can be converted; scale it down"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn png_image(file: &str, bytes: &[u8]) -> Result<Embedded, FormatError> {
+    let bad = |e: &dyn std::fmt::Display| {
+        invalid(
+            file,
+            format!("the PNG image is corrupt or truncated ({e}); ask for a fresh copy"),
+        )
+    };
+    let (width, height, gray, pixels, alpha) =
+        crate::error::guard("PNG decoder", || -> Result<_, FormatError> {
+            let mut decoder = png::Decoder::new_with_limits(
+                Cursor::new(bytes),
+                png::Limits {
+                    bytes: (MAX_IMAGE_PIXELS * 4) as usize,
+                },
+            );
+            decoder
+                .set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+            let mut reader = decoder.read_info().map_err(|e| bad(&e))?;
+            let (w, h) = reader.info().size();
+            check_size(file, w, h)?;
+            let size = reader
+                .output_buffer_size()
+                .ok_or_else(|| bad(&"the image is too large to decode"))?;
+            let mut buf = vec![0u8; size];
+            let info = reader.next_frame(&mut buf).map_err(|e| bad(&e))?;
+            buf.truncate(info.line_size * info.height as usize);
+            let channels = match info.color_type {
+                png::ColorType::Grayscale => 1,
+                png::ColorType::GrayscaleAlpha => 2,
+                png::ColorType::Rgb => 3,
+                png::ColorType::Rgba => 4,
+                png::ColorType::Indexed => {
+                    return Err(bad(&"a palette image that could not be expanded"));
+                }
+            };
+            if info.bit_depth != png::BitDepth::Eight {
+                return Err(bad(&"an unexpected bit depth after decoding"));
+            }
+            let row = info.width as usize * channels;
+            let (color_ch, has_alpha) = match channels {
+                2 => (1, true),
+                4 => (3, true),
+                c => (c, false),
+            };
+            let mut color =
+                Vec::with_capacity(info.width as usize * info.height as usize * color_ch);
+            let mut alpha = Vec::new();
+            for line in buf.chunks(info.line_size) {
+                for px in line.get(..row).unwrap_or(line).chunks(channels) {
+                    color.extend_from_slice(&px[..color_ch.min(px.len())]);
+                    if has_alpha {
+                        alpha.push(px.last().copied().unwrap_or(255));
+                    }
+                }
+            }
+            let alpha = (has_alpha && alpha.iter().any(|a| *a != 255)).then_some(alpha);
+            Ok((info.width, info.height, color_ch == 1, color, alpha))
+        })??;
+    Ok(Embedded {
+        width,
+        height,
+        dict: format!(
+            "/ColorSpace /{} /BitsPerComponent 8 /Filter /FlateDecode",
+            if gray { "DeviceGray" } else { "DeviceRGB" }
+        ),
+        data: deflate(&pixels),
+        alpha: alpha.map(|a| deflate(&a)),
+    })
+}
+
+fn deflate(data: &[u8]) -> Vec<u8> {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = z.write_all(data);
+    z.finish().unwrap_or_default()
+}
+
+/// Read a JPEG's frame header (SOF): dimensions, components. The data is embedded as is.
+fn jpeg_image(file: &str, bytes: &[u8]) -> Result<Embedded, FormatError> {
+    let bad = |why: &str| {
+        invalid(
+            file,
+            format!("the JPEG image cannot be used ({why}); ask for a fresh copy or a PNG"),
+        )
+    };
+    let mut i = 2usize;
+    let mut adobe = false;
+    loop {
+        // Find the next marker: 0xFF (fill bytes allowed), then the code.
+        while bytes.get(i) == Some(&0xFF) && bytes.get(i + 1) == Some(&0xFF) {
+            i += 1;
+        }
+        let (Some(0xFF), Some(&code)) = (bytes.get(i), bytes.get(i + 1)) else {
+            return Err(bad("no frame header before the end of the file"));
+        };
+        i += 2;
+        if code == 0x01 || (0xD0..=0xD7).contains(&code) {
+            continue;
+        }
+        if code == 0xD9 || code == 0xDA {
+            return Err(bad("no frame header before the image data"));
+        }
+        let len = match (bytes.get(i), bytes.get(i + 1)) {
+            (Some(&a), Some(&b)) => usize::from(a) << 8 | usize::from(b),
+            _ => return Err(bad("truncated")),
+        };
+        if len < 2 || i + len > bytes.len() {
+            return Err(bad("a segment runs past the end of the file"));
+        }
+        let seg = &bytes[i + 2..i + len];
+        if code == 0xEE && seg.starts_with(b"Adobe") {
+            adobe = true;
+        }
+        let is_sof = (0xC0..=0xCF).contains(&code) && !matches!(code, 0xC4 | 0xC8 | 0xCC);
+        if is_sof {
+            if !matches!(code, 0xC0..=0xC2) {
+                return Err(bad(
+                    "a lossless or arithmetic-coded JPEG, which PDF readers do not display",
+                ));
+            }
+            if seg.len() < 6 {
+                return Err(bad("a frame header that is too short"));
+            }
+            if seg[0] != 8 {
+                return Err(bad("a sample precision other than 8 bits"));
+            }
+            let height = u32::from(seg[1]) << 8 | u32::from(seg[2]);
+            let width = u32::from(seg[3]) << 8 | u32::from(seg[4]);
+            check_size(file, width, height)?;
+            let space = match seg[5] {
+                1 => "/ColorSpace /DeviceGray",
+                3 => "/ColorSpace /DeviceRGB",
+                4 if adobe => "/ColorSpace /DeviceCMYK /Decode [1 0 1 0 1 0 1 0]",
+                4 => "/ColorSpace /DeviceCMYK",
+                _ => return Err(bad("an unusual number of colour components")),
+            };
+            return Ok(Embedded {
+                width,
+                height,
+                dict: format!("{space} /BitsPerComponent 8 /Filter /DCTDecode"),
+                data: bytes.to_vec(),
+                alpha: None,
+            });
+        }
+        i += len;
+    }
+}
+
+/// A one-page PDF showing the image over the whole page.
+fn pdf_of(file: &str, img: &Embedded) -> Vec<u8> {
+    let (w, h) = (f64::from(img.width), f64::from(img.height));
+    let scale = (MAX_PAGE / w.max(h)).min(1.0);
+    let (pw, ph) = (w * scale, h * scale);
+    let content = format!("q {pw:.2} 0 0 {ph:.2} 0 0 cm /Im1 Do Q\n");
+    let title: String = file
+        .rsplit('/')
+        .next()
+        .unwrap_or(file)
+        .chars()
+        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .filter(|c| !matches!(c, '(' | ')' | '\\'))
+        .collect();
+    let mut objs: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2} {ph:.2}] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>"
+        )
+        .into_bytes(),
+    ];
+    let stream = |dict: String, data: &[u8]| {
+        let mut o = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+        o.extend_from_slice(data);
+        o.extend_from_slice(b"\nendstream");
+        o
+    };
+    objs.push(stream(String::new(), content.as_bytes()));
+    let smask = if img.alpha.is_some() {
+        " /SMask 7 0 R"
+    } else {
+        ""
+    };
+    objs.push(stream(
+        format!(
+            "/Type /XObject /Subtype /Image /Width {} /Height {} {}{smask}",
+            img.width, img.height, img.dict
+        ),
+        &img.data,
+    ));
+    objs.push(format!("<< /Title ({title}) /Producer (Bureau) >>").into_bytes());
+    if let Some(a) = &img.alpha {
+        objs.push(stream(
+            format!(
+                "/Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+                img.width, img.height
+            ),
+            a,
+        ));
+    }
+    let mut out: Vec<u8> = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
+    let mut offsets = Vec::with_capacity(objs.len());
+    for (i, o) in objs.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(o);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objs.len() + 1).as_bytes());
+    for off in offsets {
+        out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objs.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
