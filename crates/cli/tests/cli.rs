@@ -854,6 +854,8 @@ fn agents_check_names_a_hermes_without_mcp_an_old_one_and_an_openhands_without_a
     );
     assert!(!dir.path().join("run/trials").exists(), "no trial ran");
     drop(listener);
+}
+
 #[test]
 fn import_officebench_says_what_it_imported_skipped_and_refused() {
     let tmp = tempfile::tempdir().unwrap();
