@@ -225,6 +225,10 @@ impl World {
     pub fn service_url(&self, service: &str) -> String {
         urls::service_base(service, &self.user.email)
     }
+    /// The stable URL of object `id` of `kind` ([`urls`]).
+    pub fn url_of(&self, kind: urls::Kind, id: &str) -> String {
+        urls::url_of(kind, id, &self.user.email)
+    }
     pub fn timezone(&self) -> Tz {
         self.timezone
     }

@@ -123,20 +123,16 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
             message: format!("arguments of `{name}` must be a JSON object"),
         };
     }
-    // A tracker issue may be named by its URL wherever its key is taken (code tools read
-    // their URLs themselves: see tools/code).
+    // An object may be named by its URL wherever its id is taken (code tools read their
+    // URLs themselves: see tools/code).
     let read;
-    let args = if name.starts_with("tracker_") {
-        match tracker::urls_in_args(args) {
-            Ok(Some(v)) => {
-                read = v;
-                &read
-            }
-            Ok(None) => args,
-            Err(message) => return ToolOutcome::Error { message },
+    let args = match crate::urls::read_url_args(name, args) {
+        Ok(Some(v)) => {
+            read = v;
+            &read
         }
-    } else {
-        args
+        Ok(None) => args,
+        Err(message) => return ToolOutcome::Error { message },
     };
     match (tool.run)(world, &actor, args) {
         Ok(value) => ToolOutcome::Ok { value },

@@ -13,11 +13,19 @@
 //! | commit | `https://code.<domain>/<repo>/-/commit/<sha>` |
 //! | wiki page | `https://code.<domain>/<repo>/-/wikis/<title>` |
 //! | tracker issue | `https://tracker.<domain>/<PROJECT>/issues/<KEY>` |
+//! | mail message | `https://mail.<domain>/message/<id>` |
+//! | calendar event | `https://calendar.<domain>/event/<uid>` |
+//! | chat channel / message | `https://chat.<domain>/channel/<name>`, `…/message/<id>` |
+//! | knowledge-base page / database / row | `https://kb.<domain>/page/<id>`, `…/database/<id>`, `…/database/<id>/row/<id>` |
+//!
+//! A workspace file is named by its path, which is already stable.
 //!
 //! Reading is lenient about everything but the path, so URLs copied from the original
 //! services of imported tasks work too: any scheme and host (`http://the-agent-company.com:8929`),
 //! a namespace before the repository (`root/sotopia` is repository `sotopia`), a trailing `/`,
 //! a query or a fragment.
+
+use serde_json::Value;
 
 /// The office's domain: the part after `@` of the task user's email, lower-case.
 pub fn office_domain(user_email: &str) -> String {
@@ -157,6 +165,165 @@ pub fn parse_tracker_url(s: &str) -> Result<Option<String>, String> {
     }
 }
 
+/// What a URL of another service names (code hosting has [`CodeRef`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    MailMessage,
+    CalendarEvent,
+    ChatChannel,
+    ChatMessage,
+    KbPage,
+    KbDatabase,
+    KbRow,
+    TrackerIssue,
+}
+
+impl Kind {
+    /// The host's first label and the path of an object of this kind, `{}` for its id
+    /// (`{}/row/{}` for a row: the database, then the row).
+    fn form(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::MailMessage => ("mail", "message/{}"),
+            Kind::CalendarEvent => ("calendar", "event/{}"),
+            Kind::ChatChannel => ("chat", "channel/{}"),
+            Kind::ChatMessage => ("chat", "message/{}"),
+            Kind::KbPage => ("kb", "page/{}"),
+            Kind::KbDatabase => ("kb", "database/{}"),
+            Kind::KbRow => ("kb", "database/{}/row/{}"),
+            Kind::TrackerIssue => ("tracker", "<PROJECT>/issues/{}"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::MailMessage => "a mail message",
+            Kind::CalendarEvent => "a calendar event",
+            Kind::ChatChannel => "a chat channel",
+            Kind::ChatMessage => "a chat message",
+            Kind::KbPage => "a knowledge-base page",
+            Kind::KbDatabase => "a knowledge-base database",
+            Kind::KbRow => "a knowledge-base row",
+            Kind::TrackerIssue => "a tracker issue",
+        }
+    }
+}
+
+/// The URL of object `id` of `kind` for the office of `user_email` (a row's id is
+/// `database/row`; a tracker issue's is its key).
+pub fn url_of(kind: Kind, id: &str, user_email: &str) -> String {
+    let (service, _) = kind.form();
+    let base = service_base(service, user_email);
+    match kind {
+        Kind::TrackerIssue => tracker_issue_url(&base, id),
+        Kind::KbRow => {
+            let (db, row) = id.split_once('/').unwrap_or((id, ""));
+            format!(
+                "{base}/database/{}/row/{}",
+                encode_segment(db),
+                encode_segment(row)
+            )
+        }
+        _ => {
+            let (_, path) = kind.form();
+            format!("{base}/{}", path.replace("{}", &encode_segment(id)))
+        }
+    }
+}
+
+/// Read `s` as the URL of an object of `kind`: `Ok(None)` when `s` is not a URL (an id as
+/// before), its id when it is one (a row: `(database, row)` joined by `/`), and an error
+/// saying what such URLs look like otherwise.
+pub fn parse_url(kind: Kind, s: &str) -> Result<Option<String>, String> {
+    if kind == Kind::TrackerIssue {
+        return parse_tracker_url(s);
+    }
+    let Some(segs) = segments(s) else {
+        return Ok(None);
+    };
+    let (service, path) = kind.form();
+    let found = match (kind, segs.as_slice()) {
+        (Kind::KbRow, [.., d, db, r, row]) if d == "database" && r == "row" => {
+            Some(format!("{db}/{row}"))
+        }
+        (Kind::KbRow, _) => None,
+        (_, [.., word, id]) if Some(word.as_str()) == path.split('/').next() => Some(id.clone()),
+        _ => None,
+    };
+    found.map(Some).ok_or_else(|| {
+        format!(
+            "`{}` is not the URL of {}; they look like https://{service}.<domain>/{}",
+            s.trim(),
+            kind.name(),
+            path.replace("{}", "<id>")
+        )
+    })
+}
+
+/// The arguments of world tool `tool` with the URLs of objects read as their ids, for the
+/// arguments that take an id (`None`: nothing to change). Code tools read their own.
+pub fn read_url_args(tool: &str, args: &Value) -> Result<Option<Value>, String> {
+    let table: &[(&str, Kind)] = match tool.split('_').next().unwrap_or("") {
+        "mail" => &[("id", Kind::MailMessage)],
+        "calendar" => &[("uid", Kind::CalendarEvent)],
+        "chat" => &[
+            ("id", Kind::ChatMessage),
+            ("thread", Kind::ChatMessage),
+            ("thread_of", Kind::ChatMessage),
+            ("channel", Kind::ChatChannel),
+        ],
+        "kb" => &[
+            ("page", Kind::KbPage),
+            ("parent", Kind::KbPage),
+            ("row", Kind::KbRow),
+            ("database", Kind::KbDatabase),
+        ],
+        "tracker" => &[("key", Kind::TrackerIssue)],
+        _ => return Ok(None),
+    };
+    let Some(obj) = args.as_object() else {
+        return Ok(None);
+    };
+    let mut out = obj.clone();
+    let mut changed = false;
+    // The database a row's URL names (`row` comes before `database` in the table).
+    let mut row_db: Option<String> = None;
+    for (arg, kind) in table {
+        let Some(Value::String(text)) = obj.get(*arg) else {
+            continue;
+        };
+        let Some(id) = parse_url(*kind, text).map_err(|e| format!("`{arg}`: {e}"))? else {
+            if *arg == "database"
+                && let Some(db) = &row_db
+                && db != text
+            {
+                return Err(format!(
+                    "`row` is a row of database `{db}` but `database` is `{text}`; give one of them"
+                ));
+            }
+            continue;
+        };
+        changed = true;
+        match kind {
+            Kind::KbRow => {
+                let (db, row) = id.split_once('/').unwrap_or(("", id.as_str()));
+                out.insert("database".into(), Value::String(db.to_string()));
+                out.insert("row".into(), Value::String(row.to_string()));
+                row_db = Some(db.to_string());
+            }
+            Kind::KbDatabase if row_db.as_ref().is_some_and(|db| *db != id) => {
+                return Err(format!(
+                    "`row` is a row of database `{}` but `database` is `{id}`; give one of them",
+                    row_db.unwrap_or_default()
+                ));
+            }
+            _ => {
+                out.insert((*arg).to_string(), Value::String(id));
+            }
+        }
+    }
+    Ok(changed.then_some(Value::Object(out)))
+}
+
 /// A path segment with the characters URLs cannot carry percent-encoded.
 fn encode_segment(s: &str) -> String {
     let mut out = String::new();
@@ -258,6 +425,75 @@ mod tests {
         );
         assert_eq!(parse_tracker_url("OPS-12"), Ok(None));
         assert!(parse_tracker_url("https://tracker.b.test/OPS").is_err());
+    }
+
+    #[test]
+    fn every_kind_round_trips_and_wrong_kinds_are_named() {
+        for (kind, id) in [
+            (Kind::MailMessage, "m00012"),
+            (Kind::CalendarEvent, "evt-1@brightwater.test"),
+            (Kind::ChatChannel, "ops"),
+            (Kind::ChatMessage, "c00003"),
+            (Kind::KbPage, "page-7"),
+            (Kind::KbDatabase, "Suppliers"),
+            (Kind::KbRow, "Suppliers/Polder BV"),
+            (Kind::TrackerIssue, "OPS-3"),
+        ] {
+            let url = url_of(kind, id, "lena@brightwater.test");
+            assert!(url.starts_with("https://"), "{url}");
+            assert_eq!(parse_url(kind, &url), Ok(Some(id.to_string())), "{url}");
+            assert_eq!(parse_url(kind, id), Ok(None), "{id}");
+        }
+        assert_eq!(
+            url_of(Kind::KbRow, "Suppliers/Polder BV", "a@b.test"),
+            "https://kb.b.test/database/Suppliers/row/Polder%20BV"
+        );
+        let e = parse_url(Kind::ChatMessage, "https://chat.b.test/channel/ops").unwrap_err();
+        assert!(e.contains("not the URL of a chat message"), "{e}");
+        assert!(e.contains("https://chat.<domain>/message/<id>"), "{e}");
+    }
+
+    #[test]
+    fn tool_arguments_take_urls_where_they_take_ids() {
+        let read = |tool: &str, args: Value| read_url_args(tool, &args);
+        assert_eq!(
+            read(
+                "chat_read",
+                serde_json::json!({"thread": "https://chat.b.test/message/c00004", "limit": 3})
+            ),
+            Ok(Some(serde_json::json!({"thread": "c00004", "limit": 3})))
+        );
+        // Ids stay as they are; tools of other services are not touched.
+        assert_eq!(
+            read("chat_read", serde_json::json!({"channel": "ops"})),
+            Ok(None)
+        );
+        assert_eq!(
+            read("files_read", serde_json::json!({"path": "https://x/y"})),
+            Ok(None)
+        );
+        // A row's URL names its database too.
+        assert_eq!(
+            read(
+                "kb_update_row",
+                serde_json::json!({"row": "https://kb.b.test/database/Suppliers/row/r3", "values": {}})
+            ),
+            Ok(Some(
+                serde_json::json!({"database": "Suppliers", "row": "r3", "values": {}})
+            ))
+        );
+        let e = read(
+            "kb_update_row",
+            serde_json::json!({"row": "https://kb.b.test/database/Suppliers/row/r3", "database": "Orders"}),
+        )
+        .unwrap_err();
+        assert!(e.contains("row of database `Suppliers`"), "{e}");
+        let e = read(
+            "mail_read",
+            serde_json::json!({"id": "https://calendar.b.test/event/x"}),
+        )
+        .unwrap_err();
+        assert!(e.starts_with("`id`: ") && e.contains("mail message"), "{e}");
     }
 
     proptest! {

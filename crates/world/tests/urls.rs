@@ -290,3 +290,101 @@ fn checks_see_each_objects_url() {
         "https://tracker.brightwater.test/OPS/issues/OPS-11"
     );
 }
+
+/// Mail, calendar, chat and the knowledge base: results carry each object's URL, and the URL
+/// works wherever the object's id does.
+#[test]
+fn every_service_takes_the_urls_it_shows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("task");
+    let t = task(&dir, REPO_TOML);
+    // The same task with chat, calendar, a mailbox and a page.
+    write(
+        &dir.join("world/chat/channels.json"),
+        r#"[{"name": "ops", "members": ["lena.vos", "karim"]}]"#,
+    );
+    write(
+        &dir.join("world/chat/history.jsonl"),
+        r#"{"id": "c-1", "channel": "ops", "author": "karim", "ts": "2026-03-09T08:00:00", "text": "Drift again on unit 17"}
+"#,
+    );
+    write(
+        &dir.join("world/kb/pages/Runbook.md"),
+        "# Runbook\nRestart the gateway.\n",
+    );
+    let toml = std::fs::read_to_string(dir.join("task.toml"))
+        .unwrap()
+        .replace(
+            "apps = [\"files\", \"code\", \"tracker\"]",
+            "apps = [\"files\", \"code\", \"tracker\", \"chat\", \"kb\", \"calendar\", \"mail\"]",
+        );
+    write(&dir.join("task.toml"), &toml);
+    let _ = t;
+    let t = Task::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = World::build(&t, &tmp.path().join("world")).unwrap();
+    w.begin_turn(&t.turns[0]).unwrap();
+
+    let read = call(
+        &mut w,
+        "chat_read",
+        json!({"channel": "https://chat.brightwater.test/channel/ops"}),
+    )
+    .unwrap();
+    let url = read["messages"][0]["url"].as_str().unwrap().to_string();
+    assert_eq!(url, "https://chat.brightwater.test/message/c-1");
+    call(&mut w, "chat_react", json!({"id": url, "emoji": "eyes"})).unwrap();
+    call(
+        &mut w,
+        "chat_post",
+        json!({"thread_of": url, "text": "Looking."}),
+    )
+    .unwrap();
+    assert_eq!(
+        w.chat().messages().last().unwrap().thread_of.as_deref(),
+        Some("c-1")
+    );
+
+    let pages = call(&mut w, "kb_list_pages", json!({})).unwrap();
+    let page = pages["pages"][0]["url"].as_str().unwrap().to_string();
+    assert!(
+        page.starts_with("https://kb.brightwater.test/page/"),
+        "{page}"
+    );
+    let p = call(&mut w, "kb_read_page", json!({"page": page})).unwrap();
+    assert_eq!(p["title"], "Runbook");
+
+    let ev = call(
+        &mut w,
+        "calendar_create",
+        json!({"summary": "Drift review", "start": "2026-03-10T10:00:00", "end": "2026-03-10T10:30:00"}),
+    )
+    .unwrap();
+    let ev_url = ev["url"].as_str().unwrap().to_string();
+    assert!(
+        ev_url.starts_with("https://calendar.brightwater.test/event/"),
+        "{ev_url}"
+    );
+    call(
+        &mut w,
+        "calendar_update",
+        json!({"uid": ev_url, "location": "Lab 2"}),
+    )
+    .unwrap();
+
+    let sent = call(
+        &mut w,
+        "mail_send",
+        json!({"to": ["karim@brightwater.test"], "subject": "Drift", "body": "See the review."}),
+    )
+    .unwrap();
+    let list = call(&mut w, "mail_list", json!({"folder": "Sent"})).unwrap();
+    let mail_url = list["messages"][0]["url"].as_str().unwrap().to_string();
+    assert!(
+        mail_url.starts_with("https://mail.brightwater.test/message/"),
+        "{mail_url} {sent}"
+    );
+    let m = call(&mut w, "mail_read", json!({"id": mail_url})).unwrap();
+    assert_eq!(m["subject"], "Drift");
+    let e = call(&mut w, "mail_read", json!({"id": ev_url})).unwrap_err();
+    assert!(e.contains("is not the URL of a mail message"), "{e}");
+}

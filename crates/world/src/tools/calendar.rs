@@ -149,7 +149,8 @@ pub(super) const FREE_SLOTS: Tool = Tool {
 
 fn show(w: &World, e: &CalEvent) -> Value {
     json!({
-        "uid": e.uid, "summary": e.summary, "start": show_time(w, e.start), "end": show_time(w, e.end),
+        "uid": e.uid, "url": w.url_of(crate::urls::Kind::CalendarEvent, &e.uid),
+        "summary": e.summary, "start": show_time(w, e.start), "end": show_time(w, e.end),
         "location": e.location, "description": e.description, "organizer": e.organizer,
         "attendees": e.attendees.iter().map(|a| json!({"email": a.email, "status": a.status})).collect::<Vec<_>>(),
         "status": e.status, "all_day": e.all_day,
@@ -314,7 +315,8 @@ fn create(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     w.calendar.ensure(&me).insert(uid.clone(), ev.clone());
     let synced = sync_attendees(w, &me, &ev);
     w.record(actor.clone(), "calendar", "create", false, json!({"uid": uid, "summary": ev.summary, "start": show_time(w, start), "end": show_time(w, end), "attendees": emails, "invited_calendars": synced}));
-    Ok(json!({"uid": uid}))
+    let url = w.url_of(crate::urls::Kind::CalendarEvent, &uid);
+    Ok(json!({"uid": uid, "url": url}))
 }
 
 #[derive(Deserialize)]

@@ -251,8 +251,8 @@ fn list_channels(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
                 .iter()
                 .filter(|m| m.channel.as_deref() == Some(&c.name))
                 .count();
-            json!({"name": c.name, "private": c.private, "topic": c.topic,
-                "member": c.members.contains(&me), "role": c.role_of(&me).map(ChannelRole::as_str),
+            json!({"name": c.name, "url": w.url_of(crate::urls::Kind::ChatChannel, &c.name),
+                "private": c.private, "topic": c.topic, "member": c.members.contains(&me), "role": c.role_of(&me).map(ChannelRole::as_str),
                 "members": c.members.len(), "messages": count})
         })
         .collect();
@@ -294,6 +294,10 @@ fn shown(w: &World, m: &ChatMessage) -> Value {
             })
             .collect();
         o.insert("reactions".into(), Value::Object(reactions));
+        o.insert(
+            "url".into(),
+            json!(w.url_of(crate::urls::Kind::ChatMessage, &m.id)),
+        );
         o.insert("author_name".into(), json!(member_name(w, &m.author)));
         o.insert("author_handle".into(), json!(member_handle(w, &m.author)));
         if m.channel.is_none() {

@@ -168,7 +168,7 @@ fn now(w: &World) -> String {
 
 fn page_summary(w: &World, p: &Page) -> Value {
     let parent = p.parent.as_ref().and_then(|id| w.kb.pages.get(id));
-    json!({"id": p.id, "title": p.title, "parent": parent.map(|x| x.title.clone()), "parent_id": p.parent, "path": w.kb.page_path(p)})
+    json!({"id": p.id, "url": w.url_of(crate::urls::Kind::KbPage, &p.id), "title": p.title, "parent": parent.map(|x| x.title.clone()), "parent_id": p.parent, "path": w.kb.page_path(p)})
 }
 
 #[derive(Deserialize)]
@@ -328,7 +328,8 @@ fn create_page(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         false,
         json!({"id": id, "title": title, "parent": parent}),
     );
-    Ok(json!({"id": id, "title": title}))
+    let url = w.url_of(crate::urls::Kind::KbPage, &id);
+    Ok(json!({"id": id, "url": url, "title": title}))
 }
 
 #[derive(Deserialize)]

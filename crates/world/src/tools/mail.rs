@@ -161,6 +161,7 @@ pub(super) const SAVE_ATTACHMENT: Tool = Tool {
 fn summary(w: &World, m: &StoredMail) -> Value {
     json!({
         "id": m.id,
+        "url": w.url_of(crate::urls::Kind::MailMessage, &m.id),
         "folder": m.folder,
         "from": m.mail.from.as_ref().map(|a| a.display()),
         "to": m.mail.to.iter().map(|a| a.display()).collect::<Vec<_>>(),
@@ -249,6 +250,7 @@ fn read(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let tz = w.timezone;
     let out = json!({
         "id": m.id,
+        "url": w.url_of(crate::urls::Kind::MailMessage, &m.id),
         "folder": m.folder,
         "from": m.mail.from.as_ref().map(|a| a.display()),
         "to": m.mail.to.iter().map(|a| a.display()).collect::<Vec<_>>(),

@@ -156,23 +156,6 @@ pub(super) const TOOLS: &[Tool] = &[
     },
 ];
 
-/// The arguments of a tracker tool with an issue URL in `key` read as the issue's key.
-pub(super) fn urls_in_args(args: &Value) -> Result<Option<Value>, String> {
-    let Some(Value::String(k)) = args.get("key") else {
-        return Ok(None);
-    };
-    match crate::urls::parse_tracker_url(k)? {
-        Some(key) => {
-            let mut out = args.clone();
-            if let Some(o) = out.as_object_mut() {
-                o.insert("key".into(), json!(key));
-            }
-            Ok(Some(out))
-        }
-        None => Ok(None),
-    }
-}
-
 fn now(w: &World) -> String {
     w.now().with_timezone(&w.timezone()).to_rfc3339()
 }

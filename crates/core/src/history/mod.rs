@@ -22,6 +22,8 @@ use std::str::FromStr;
 use chrono_tz::Tz;
 use serde::Deserialize;
 
+mod shape;
+
 use crate::error::{Location, TaskError};
 use crate::time::{WorldTime, parse_world_time};
 
@@ -169,7 +171,34 @@ impl History {
         tz: Tz,
         before: Option<WorldTime>,
     ) -> Result<History, Vec<TaskError>> {
-        let raw: RawHistory = serde_json::from_str(source).map_err(|e| {
+        // Syntax first (one error: nothing after it can be read), then every problem of shape
+        // at once, then the typed read (which then cannot fail on shape).
+        let doc: serde_json::Value = serde_json::from_str(source).map_err(|e| {
+            let loc = Location {
+                path: path.to_path_buf(),
+                line: e.line().max(1),
+                col: e.column().max(1),
+            };
+            let msg = e.to_string();
+            let what = msg
+                .rsplit_once(" at line ")
+                .map(|(w, _)| w.to_string())
+                .unwrap_or(msg);
+            vec![TaskError::new(loc, what, json_hint(&e))]
+        })?;
+        let problems = shape::problems(&doc);
+        if !problems.is_empty() {
+            let mut errors: Vec<TaskError> = problems
+                .into_iter()
+                .map(|p| {
+                    let at = shape::locate(source, &p.path);
+                    TaskError::new(Location::from_offset(path, source, at), p.what, p.hint)
+                })
+                .collect();
+            errors.sort_by_key(|e| (e.location.line, e.location.col));
+            return Err(errors);
+        }
+        let raw: RawHistory = serde_json::from_value(doc).map_err(|e| {
             let loc = Location {
                 path: path.to_path_buf(),
                 line: e.line().max(1),
@@ -624,11 +653,47 @@ mod tests {
         let e = parse("{\"sessions\": [\n  {\"id\": \"s1\", \"started_at\": \"2026-03-02T09:00:00\", \"utterances\": [{\"role\": \"boss\", \"at\": \"x\", \"text\": \"y\"}]}]}").unwrap_err();
         assert_eq!(e.len(), 1);
         assert!(e[0].starts_with("t/history.json:2:"), "{e:?}");
-        assert!(e[0].contains("unknown variant `boss`"), "{e:?}");
+        assert!(e[0].contains("`role` is `boss`"), "{e:?}");
         assert!(e[0].contains("\"user\" or \"assistant\""), "{e:?}");
         let e = parse("{\"sessions\": [], \"notes\": 1}").unwrap_err();
         assert!(e[0].starts_with("t/history.json:1:"), "{e:?}");
         assert!(e[0].contains("unknown field `notes`"), "{e:?}");
+    }
+
+    /// Issue 12, item 5: every problem of shape in one go, each at its line and column, with
+    /// "did you mean" for near misses (serde alone stops at the first).
+    #[test]
+    fn every_shape_problem_is_reported_at_once() {
+        let src = r#"{"sessions": [
+  {"id": "s1", "started_at": "2026-03-02T09:00:00",
+   "chunks": [{"from": "1", "to": 2, "sumary": "x"}],
+   "utterances": [
+     {"rol": "user", "at": "2026-03-02T09:00:00", "text": "hi"},
+     {"role": "user", "txet": "there", "at": 5}
+   ]},
+  {"id": 7, "started_at": "2026-03-03T10:00:00", "utterances": {}}
+], "notes": 1}"#;
+        let e = parse(src).unwrap_err();
+        let want = [
+            "t/history.json:3:16: `from` must be a whole number, not a string",
+            "t/history.json:3:15: a chunk lacks its `summary`",
+            "t/history.json:3:38: unknown field `sumary` in a chunk — did you mean `summary`?",
+            "t/history.json:5:6: an utterance lacks its `role`",
+            "t/history.json:5:7: unknown field `rol` in an utterance — did you mean `role`?",
+            "t/history.json:6:6: an utterance lacks its `text`",
+            "t/history.json:6:23: unknown field `txet` in an utterance — remove it, or use a known key: role, at, text",
+            "t/history.json:6:40: `at` must be a string, not a number",
+            "t/history.json:8:4: `id` must be a string, not a number",
+            "t/history.json:8:50: `utterances` must be a list, not an object",
+            "t/history.json:9:4: unknown field `notes` in the history — remove it, or use a known key: sessions",
+        ];
+        assert_eq!(e.len(), want.len(), "{e:#?}");
+        for w in want {
+            assert!(
+                e.iter().any(|x| x.starts_with(w)),
+                "missing {w:?} in {e:#?}"
+            );
+        }
     }
 
     #[test]
