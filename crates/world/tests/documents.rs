@@ -558,12 +558,29 @@ print(json.dumps({
     assert_eq!(wb.sheets[1].value(at("B1")).display(), "4200");
     assert_eq!(wb.sheets[0].value(at("A5")).display(), "Average & more");
 
-    // A date cannot be written in place (its cell needs a date style): the workbook is
-    // rewritten, and the result says what that dropped.
+    // A date is written in place too, with a date format.
     let r = ok(
         &mut w,
         "files_set_cells",
         json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {"C3": "2026-04-15"}}),
+    );
+    assert_eq!(r["in_place"], true);
+    let got: Value = serde_json::from_str(&python(
+        r#"
+import openpyxl, json, sys
+v = openpyxl.load_workbook(sys.argv[1], data_only=True)
+print(json.dumps([v["Budget"]["C3"].value.isoformat(), v["Budget"]["A1"].font.b]))
+"#,
+        &path,
+    ))
+    .unwrap();
+    assert_eq!(got, json!(["2026-04-15T00:00:00", true]));
+    // Text with a control character cannot be: the workbook is rewritten, and the result
+    // says what that dropped.
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {"A8": "bell\u{7}"}}),
     );
     assert_eq!(r["in_place"], false);
     assert_eq!(

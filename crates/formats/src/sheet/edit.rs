@@ -6,10 +6,13 @@
 //! rebuilds it, and `fullCalcOnLoad` is set where the workbook has a `calcPr`. Text is written
 //! as inline strings (the shared strings part is not touched).
 //!
+//! A plain date or date-time gets a copy of its cell's format with the built-in date (14) or
+//! date-time (22) number format, added to `xl/styles.xml`.
+//!
 //! Some edits are not done in place; [`edit_xlsx`] then answers `None` and the caller
-//! rewrites the workbook instead: a plain date or date-time value (its cell would need a date
-//! style), text a worksheet cannot hold (control characters), overwriting the master cell of
-//! a shared formula or an array formula, a sheet part that cannot be found.
+//! rewrites the workbook instead: text a worksheet cannot hold (control characters),
+//! overwriting the master cell of a shared formula or an array formula, a date in a workbook
+//! without a styles part, a sheet part that cannot be found.
 
 use std::collections::BTreeMap;
 
@@ -55,12 +58,10 @@ pub(crate) fn edit_xlsx_in_process(
     for (_, _, e) in edits {
         if let CellEdit::Set(c) = e
             && c.formula.is_none()
+            && let CellValue::Text(t) = &c.value
+            && !xml_safe(t)
         {
-            match &c.value {
-                CellValue::Date(_) | CellValue::DateTime(_) => return Ok(None),
-                CellValue::Text(t) if !xml_safe(t) => return Ok(None),
-                _ => {}
-            }
+            return Ok(None);
         }
     }
     super::io::check_zip(file, bytes)?;
@@ -77,17 +78,35 @@ pub(crate) fn edit_xlsx_in_process(
         };
         by_part.entry(part.clone()).or_default().push((*at, e));
     }
+    let needs_dates = edits.iter().any(|(_, _, e)| {
+        matches!(e, CellEdit::Set(c) if c.formula.is_none()
+            && matches!(c.value, CellValue::Date(_) | CellValue::DateTime(_)))
+    });
+    let mut dates = if needs_dates {
+        let Some(styles) = zip.read("xl/styles.xml")? else {
+            return Ok(None);
+        };
+        match DateStyles::parse(styles) {
+            Some(d) => Some(d),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
     let mut replaced = BTreeMap::new();
     for (part, cells) in &by_part {
         let Some(xml) = zip.read(part)? else {
             return Ok(None);
         };
-        match edit_sheet(&xml, cells).map_err(|e| bad(file, format!("{part}: {e}")))? {
+        match edit_sheet(&xml, cells, &mut dates).map_err(|e| bad(file, format!("{part}: {e}")))? {
             Some(new) => {
                 replaced.insert(part.clone(), new);
             }
             None => return Ok(None),
         }
+    }
+    if let Some(styles) = dates.as_ref().and_then(DateStyles::finish) {
+        replaced.insert("xl/styles.xml".to_string(), styles);
     }
     let mut removed = Vec::new();
     if zip.has("xl/calcChain.xml") {
@@ -179,7 +198,11 @@ fn start_tag<'a>(xml: &'a [u8], n: &Node) -> &'a [u8] {
 
 /// `sheetData` of a worksheet with `cells` applied; `None` when an edit cannot be done in
 /// place.
-fn edit_sheet(xml: &[u8], cells: &[(CellRef, &CellEdit)]) -> Result<Option<Vec<u8>>, String> {
+fn edit_sheet(
+    xml: &[u8],
+    cells: &[(CellRef, &CellEdit)],
+    dates: &mut Option<DateStyles>,
+) -> Result<Option<Vec<u8>>, String> {
     let roots = nodes(xml, 0)?;
     let ws = roots
         .iter()
@@ -229,7 +252,7 @@ fn edit_sheet(xml: &[u8], cells: &[(CellRef, &CellEdit)]) -> Result<Option<Vec<u
     for r in all_rows {
         match (rows.get(&r), wanted.get(&r)) {
             (Some(n), None) => body.extend_from_slice(&xml[n.start..n.end]),
-            (existing, Some(edits)) => match edit_row(xml, existing, r, edits, &prefix)? {
+            (existing, Some(edits)) => match edit_row(xml, existing, r, edits, &prefix, dates)? {
                 Some(bytes) => body.extend_from_slice(&bytes),
                 None => return Ok(None),
             },
@@ -254,6 +277,7 @@ fn edit_row(
     r: u32,
     edits: &BTreeMap<u32, &CellEdit>,
     prefix: &str,
+    dates: &mut Option<DateStyles>,
 ) -> Result<Option<Vec<u8>>, String> {
     let mut cells: BTreeMap<u32, Node> = BTreeMap::new();
     let mut out = match row {
@@ -278,7 +302,7 @@ fn edit_row(
         match (cells.get(&col), edits.get(&col)) {
             (Some(c), None) => out.extend_from_slice(&xml[c.start..c.end]),
             (existing, Some(e)) => {
-                match write_cell(xml, existing, CellRef::new(r, col), e, prefix)? {
+                match write_cell(xml, existing, CellRef::new(r, col), e, prefix, dates)? {
                     Some(bytes) => out.extend_from_slice(&bytes),
                     None => return Ok(None),
                 }
@@ -325,8 +349,33 @@ fn write_cell(
     at: CellRef,
     edit: &CellEdit,
     prefix: &str,
+    dates: &mut Option<DateStyles>,
 ) -> Result<Option<Vec<u8>>, String> {
-    let style = existing.and_then(|n| tag_attr(start_tag(xml, n), "s"));
+    let mut style = existing.and_then(|n| tag_attr(start_tag(xml, n), "s"));
+    // A plain date gets the cell's format with a date number format (a new cell format).
+    if let CellEdit::Set(cell) = edit
+        && cell.formula.is_none()
+        && let fmt @ Some(_) = match cell.value {
+            CellValue::Date(_) => Some(14),
+            CellValue::DateTime(_) => Some(22),
+            _ => None,
+        }
+    {
+        let base = match &style {
+            Some(s) => match s.parse::<usize>() {
+                Ok(b) => b,
+                Err(_) => return Ok(None),
+            },
+            None => 0,
+        };
+        let Some(d) = dates.as_mut() else {
+            return Ok(None);
+        };
+        match fmt.and_then(|f| d.style_for(base, f)) {
+            Some(i) => style = Some(i.to_string()),
+            None => return Ok(None),
+        }
+    }
     let old_f = match existing {
         Some(n) => {
             let kids = children(xml, n)?;
@@ -399,6 +448,90 @@ fn write_cell(
     out.extend_from_slice(inner.as_bytes());
     out.extend_from_slice(format!("</{prefix}c>").as_bytes());
     Ok(Some(out))
+}
+
+/// `xl/styles.xml` and the cell formats added to it: copies of a cell's format with a date
+/// number format (14, a date; 22, a date and time — the built-ins readers take for dates).
+pub(crate) struct DateStyles {
+    xml: Vec<u8>,
+    cell_xfs: Node,
+    xfs: Vec<Node>,
+    added: Vec<u8>,
+    made: BTreeMap<(usize, u32), usize>,
+}
+
+impl DateStyles {
+    fn parse(xml: Vec<u8>) -> Option<DateStyles> {
+        let roots = nodes(&xml, 0).ok()?;
+        let root = roots.iter().find(|n| n.local == b"styleSheet")?;
+        let kids = children(&xml, root).ok()?;
+        let cell_xfs = first_child(&kids, b"cellXfs")?.clone();
+        if cell_xfs.empty {
+            return None;
+        }
+        let xfs: Vec<Node> = children(&xml, &cell_xfs)
+            .ok()?
+            .into_iter()
+            .filter(|n| n.local == b"xf")
+            .collect();
+        if xfs.is_empty() {
+            return None;
+        }
+        Some(DateStyles {
+            xml,
+            cell_xfs,
+            xfs,
+            added: Vec::new(),
+            made: BTreeMap::new(),
+        })
+    }
+
+    /// The index of cell format `base` with number format `fmt`.
+    fn style_for(&mut self, base: usize, fmt: u32) -> Option<usize> {
+        if let Some(i) = self.made.get(&(base, fmt)) {
+            return Some(*i);
+        }
+        let xf = self.xfs.get(base)?;
+        let tag = String::from_utf8_lossy(&self.xml[xf.start..xf.inner_start]).into_owned();
+        let rest = String::from_utf8_lossy(&self.xml[xf.inner_start..xf.end]).into_owned();
+        let mut tag = remove_attr(&remove_attr(&tag, "numFmtId"), "applyNumberFormat");
+        // Insert the attributes after the element name.
+        let name_end = tag
+            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+            .unwrap_or(tag.len());
+        tag.insert_str(
+            name_end,
+            &format!(" numFmtId=\"{fmt}\" applyNumberFormat=\"1\""),
+        );
+        let index = self.xfs.len() + self.made.len();
+        self.added.extend_from_slice(tag.as_bytes());
+        self.added.extend_from_slice(rest.as_bytes());
+        self.made.insert((base, fmt), index);
+        Some(index)
+    }
+
+    /// The styles part with the added formats (and `cellXfs count` updated), if any.
+    fn finish(&self) -> Option<Vec<u8>> {
+        if self.added.is_empty() {
+            return None;
+        }
+        let c = &self.cell_xfs;
+        let tag = String::from_utf8_lossy(&self.xml[c.start..c.inner_start]).into_owned();
+        let mut tag = remove_attr(&tag, "count");
+        let name_end = tag
+            .find(|ch: char| ch.is_whitespace() || ch == '>' || ch == '/')
+            .unwrap_or(tag.len());
+        tag.insert_str(
+            name_end,
+            &format!(" count=\"{}\"", self.xfs.len() + self.made.len()),
+        );
+        let mut out = self.xml[..c.start].to_vec();
+        out.extend_from_slice(tag.as_bytes());
+        out.extend_from_slice(&self.xml[c.inner_start..c.inner_end]);
+        out.extend_from_slice(&self.added);
+        out.extend_from_slice(&self.xml[c.inner_end..]);
+        Some(out)
+    }
 }
 
 const EXCEL_ERRORS: &[&str] = &[
@@ -638,7 +771,8 @@ mod tests {
         };
         // The master of a shared formula.
         assert!(none(set(CellValue::Number(1.0), None), "B2"));
-        // A plain date, text a worksheet cannot hold, a sheet that is not there.
+        // A plain date in a workbook without a styles part, text a worksheet cannot hold, a
+        // sheet that is not there.
         assert!(none(
             set(
                 CellValue::Date(chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap()),
@@ -667,6 +801,42 @@ mod tests {
             &[("Q&A".into(), c("A1"), set(CellValue::Number(1.0), None))],
         );
         assert!(e.is_err(), "{e:?}");
+    }
+
+    #[test]
+    fn dates_get_a_copy_of_their_cells_format_with_a_date_number_format() {
+        let mut wb = Workbook::default();
+        let s = wb.add_sheet("Data").unwrap();
+        wb.set_input(s, c("A1"), "Due").unwrap();
+        wb.set_input(s, c("B1"), "2026-01-01").unwrap();
+        let before = write_xlsx(&wb).unwrap();
+        let d = chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        let t = d.and_hms_opt(9, 30, 0).unwrap();
+        let edits = vec![
+            ("Data".to_string(), c("A2"), set(CellValue::Date(d), None)),
+            ("Data".to_string(), c("A3"), set(CellValue::Date(d), None)),
+            (
+                "Data".to_string(),
+                c("A4"),
+                set(CellValue::DateTime(t), None),
+            ),
+            ("Data".to_string(), c("B1"), set(CellValue::Date(d), None)),
+        ];
+        let after = edit_xlsx_in_process("d.xlsx", &before, &edits)
+            .unwrap()
+            .unwrap();
+        let back = read_file("d.xlsx", &after).unwrap();
+        let s = &back.sheets[0];
+        assert_eq!(s.value(c("A2")), CellValue::Date(d));
+        assert_eq!(s.value(c("A3")), CellValue::Date(d));
+        assert_eq!(s.value(c("A4")), CellValue::DateTime(t));
+        assert_eq!(s.value(c("B1")), CellValue::Date(d));
+        assert_eq!(s.value(c("A1")), CellValue::Text("Due".into()));
+        // Two new formats for the unstyled cells (date, date-time), one copy of B1's.
+        let styles = entry(&after, "xl/styles.xml").unwrap();
+        let before_styles = entry(&before, "xl/styles.xml").unwrap();
+        let count = |x: &str| x.matches("<xf ").count();
+        assert_eq!(count(&styles), count(&before_styles) + 3, "{styles}");
     }
 
     proptest! {

@@ -136,7 +136,7 @@ const EDIT_DOCX: Tool = Tool {
 
 const SET_CELLS: Tool = Tool {
     name: "files_set_cells",
-    description: "Set or clear cells of a workspace Excel file (.xlsx), by A1 reference, on a named sheet or the first one; the file is created (with that sheet) when it does not exist. Values: numbers, booleans, strings typed as a spreadsheet types them (`1250` → number, `2026-03-01` → date, start with `'` to keep text), strings starting with `=` are formulas (computed), null clears the cell. An existing file is edited in place (cell styles, widths, merged cells, charts and every other part kept); when that cannot be done (a plain date value, overwriting a shared formula's master cell) it is rewritten with every sheet's values and formulas, and the result lists what was not kept.",
+    description: "Set or clear cells of a workspace Excel file (.xlsx), by A1 reference, on a named sheet or the first one; the file is created (with that sheet) when it does not exist. Values: numbers, booleans, strings typed as a spreadsheet types them (`1250` → number, `2026-03-01` → date, start with `'` to keep text), strings starting with `=` are formulas (computed), null clears the cell. An existing file is edited in place (cell styles, widths, merged cells, charts and every other part kept); when that cannot be done (text with control characters, overwriting a shared formula's master cell) it is rewritten with every sheet's values and formulas, and the result lists what was not kept.",
     schema: || {
         schema(
             &[
