@@ -419,11 +419,13 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
                 (sheet_name.clone(), *at, CellEdit::Set(cell))
             })
             .collect();
+        let updated: std::collections::BTreeSet<CellRef> =
+            updates.iter().map(|(at, _)| *at).collect();
         for (i, s) in wb.sheets.iter().enumerate() {
             for (at, cell) in s.cells.iter().filter(|(_, c)| c.formula.is_some()) {
                 let was = original.sheets.get(i).map(|o| o.value(*at));
-                let updated = i == si && updates.iter().any(|(u, _)| u == at);
-                if !updated && was.as_ref() != Some(&cell.value) {
+                let set_here = i == si && updated.contains(at);
+                if !set_here && was.as_ref() != Some(&cell.value) {
                     edits.push((s.name.clone(), *at, CellEdit::Recache(cell.value.clone())));
                 }
             }
