@@ -26,7 +26,7 @@
 
 pub(crate) mod archive;
 mod docx;
-mod docx_edit;
+pub(crate) mod docx_edit;
 mod image;
 mod pdf;
 mod pptx;

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod a1;
+mod edit;
 pub mod formula;
 mod io;
 
@@ -26,6 +27,7 @@ use chrono::{NaiveDate, NaiveDateTime, Timelike};
 use serde::{Deserialize, Serialize};
 
 pub use a1::{CellRef, RangeRef, col_index, col_letters};
+pub use edit::{CellEdit, edit_xlsx};
 pub(crate) use io::read_file_in_process;
 pub use io::{MAX_CELLS, read_file, write_csv, write_xlsx, xlsx_extras};
 
@@ -135,7 +137,7 @@ impl CellValue {
     }
 
     /// The Excel serial number of a date (days since 1899-12-30), for arithmetic.
-    fn serial(&self) -> Option<f64> {
+    pub(crate) fn serial(&self) -> Option<f64> {
         let base = NaiveDate::from_ymd_opt(1899, 12, 30)?;
         match self {
             CellValue::Date(d) => Some((*d - base).num_days() as f64),

@@ -384,3 +384,139 @@ fn libreoffice_opens_bureau_docx_and_pdf() {
         "LibreOffice did not see the PDF's text"
     );
 }
+
+#[test]
+fn libreoffice_opens_edited_docx_and_xlsx_and_image_pdfs() {
+    use bureau_formats::sheet::{self, Cell, CellEdit, CellRef, CellValue, Workbook};
+    use office::DocxOp;
+    let bin = libreoffice();
+    let dir = tempfile::tempdir().unwrap();
+    // A Bureau .docx edited in place (a Title style added, a cell set, a row appended, a
+    // paragraph replaced, one deleted) → text by LibreOffice Writer.
+    let ours = office::write_docx("plan.docx", &blocks()).unwrap();
+    let edited = office::edit_docx(
+        "plan.docx",
+        &ours,
+        &[
+            DocxOp::Insert {
+                before: Some(0),
+                after: None,
+                text: "Offsite 2026".into(),
+                style: Some("Title".into()),
+            },
+            DocxOp::Replace {
+                block: 1,
+                text: "We meet in Leiden on 14 March.".into(),
+                style: None,
+            },
+            DocxOp::Delete { block: 3 },
+            DocxOp::SetCell {
+                block: 5,
+                row: 1,
+                col: 2,
+                text: "1,350".into(),
+            },
+            DocxOp::AppendRow {
+                block: 5,
+                cells: vec!["Ada".into(), "Badges".into(), "80".into()],
+            },
+        ],
+    )
+    .unwrap();
+    let docx = dir.path().join("edited.docx");
+    std::fs::write(&docx, &edited).unwrap();
+    convert(bin, &docx, "txt:Text (encoded):UTF8", dir.path());
+    let txt = std::fs::read_to_string(dir.path().join("edited.txt")).unwrap();
+    for want in [
+        "Offsite 2026",
+        "We meet in Leiden on 14 March.",
+        "1,350",
+        "Badges",
+        "80",
+    ] {
+        assert!(
+            txt.contains(want),
+            "LibreOffice's text lacks {want:?}:\n{txt}"
+        );
+    }
+    assert!(
+        !txt.contains("Book the bus") && !txt.contains("Delft"),
+        "{txt}"
+    );
+
+    // A Bureau .xlsx edited in place → CSV by LibreOffice Calc (which recomputes formulas).
+    let mut wb = Workbook::default();
+    let s = wb.add_sheet("Data").unwrap();
+    let at = |a: &str| CellRef::parse(a).unwrap();
+    for (a, v) in [
+        ("A1", "Item"),
+        ("B1", "Cost"),
+        ("A2", "Desk"),
+        ("B2", "120"),
+        ("B3", "=SUM(B2:B2)"),
+    ] {
+        wb.set_input(s, at(a), v).unwrap();
+    }
+    wb.recalculate();
+    let xlsx = sheet::write_xlsx(&wb).unwrap();
+    let set = |v: CellValue, f: Option<&str>| {
+        CellEdit::Set(Cell {
+            value: v,
+            formula: f.map(str::to_string),
+        })
+    };
+    let edits = vec![
+        (
+            "Data".to_string(),
+            at("A4"),
+            set(CellValue::Text("Lamp & shade".into()), None),
+        ),
+        (
+            "Data".to_string(),
+            at("B4"),
+            set(CellValue::Number(35.5), None),
+        ),
+        (
+            "Data".to_string(),
+            at("B5"),
+            set(CellValue::Number(155.5), Some("=SUM(B2:B4)")),
+        ),
+        (
+            "Data".to_string(),
+            at("C2"),
+            set(CellValue::infer("2026-03-01"), None),
+        ),
+    ];
+    let out = sheet::edit_xlsx("d.xlsx", &xlsx, &edits).unwrap().unwrap();
+    let path = dir.path().join("edited.xlsx");
+    std::fs::write(&path, &out).unwrap();
+    convert(bin, &path, "csv", dir.path());
+    let csv = std::fs::read_to_string(dir.path().join("edited.csv")).unwrap();
+    for want in ["Lamp & shade", "35.5", "155.5", "120"] {
+        assert!(
+            csv.contains(want),
+            "LibreOffice's CSV lacks {want:?}:\n{csv}"
+        );
+    }
+    assert!(
+        csv.contains("2026") || csv.contains("03/01/26") || csv.contains("3/1/26"),
+        "the date is not shown as a date:\n{csv}"
+    );
+
+    // A PNG on a PDF page opens in LibreOffice Draw.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00, 0x00, 0xfd,
+        0xd4, 0x9a, 0x73, 0x00, 0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
+        0xcf, 0x00, 0x04, 0x10, 0xe2, 0xff, 0x7f, 0x00, 0x1a, 0xf3, 0x04, 0xfc, 0xc7, 0x99, 0x3c,
+        0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    let pdf = dir.path().join("pixel.pdf");
+    std::fs::write(&pdf, office::image_to_pdf("pixel.png", png).unwrap()).unwrap();
+    convert(bin, &pdf, "svg", dir.path());
+    let svg = std::fs::read_to_string(dir.path().join("pixel.svg")).unwrap();
+    assert!(
+        svg.contains("<image") || svg.contains("image/png"),
+        "no image in LibreOffice's SVG"
+    );
+}

@@ -475,13 +475,13 @@ fn python(script: &str, arg: &Path) -> String {
 }
 
 /// An openpyxl workbook edited with files_set_cells opens in openpyxl with every sheet, value
-/// and formula kept (and the new ones there).
+/// and formula kept (and the new ones there); edited in place, its formatting stays too.
 #[test]
 fn openpyxl_reads_what_set_cells_wrote() {
     let (_d, mut w) = setup();
     let path = w.files().root().join("budget.xlsx");
     python(
-        r#"
+        r##"
 import openpyxl, datetime, sys
 wb = openpyxl.Workbook()
 ws = wb.active
@@ -492,21 +492,97 @@ ws.append(["Travel", 800.5, None])
 ws["B4"] = "=SUM(B2:B3)"
 notes = wb.create_sheet("Notes")
 notes["A1"] = "keep me"
+notes["B1"] = "=Budget!B4*2"
 ws["A1"].font = openpyxl.styles.Font(bold=True)
+ws["B3"].number_format = "#,##0.00"
 ws.merge_cells("D1:E1")
 ws.column_dimensions["A"].width = 30
 wb.save(sys.argv[1])
-"#,
+"##,
         &path,
     );
+    // No dates: edited in place.
     let r = ok(
         &mut w,
         "files_set_cells",
         json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {
-            "B3": 900, "A5": "Average", "B5": "=AVERAGE(B2:B3)", "C3": "2026-04-15", "A1": null
+            "B3": 900, "A5": "Average & more", "B5": "=AVERAGE(B2:B3)", "A1": "Line", "C2": null, "A7": true
         }}),
     );
-    // The result says what the round trip dropped.
+    assert_eq!(r["in_place"], true, "{r}");
+    assert!(r.get("not_kept").is_none(), "{r}");
+    let show = r#"
+import openpyxl, json, sys
+f = openpyxl.load_workbook(sys.argv[1])
+v = openpyxl.load_workbook(sys.argv[1], data_only=True)
+def show(x):
+    return x.isoformat() if hasattr(x, "isoformat") else x
+b = f["Budget"]
+print(json.dumps({
+  "sheets": f.sheetnames,
+  "formulas": [b["B4"].value, b["B5"].value, f["Notes"]["B1"].value],
+  "values": [[show(c) for c in row] for row in v["Budget"].iter_rows(values_only=True)],
+  "notes": [v["Notes"]["A1"].value, v["Notes"]["B1"].value],
+  "bold": b["A1"].font.b,
+  "format": b["B3"].number_format,
+  "merged": [str(m) for m in b.merged_cells.ranges],
+  "width": b.column_dimensions["A"].width,
+}))
+"#;
+    let got: Value = serde_json::from_str(&python(show, &path)).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "sheets": ["Budget", "Notes"],
+            "formulas": ["=SUM(B2:B3)", "=AVERAGE(B2:B3)", "=Budget!B4*2"],
+            "values": [
+                ["Line", "Cost", "Due", null, null],
+                ["Rent", 1200, null, null, null],
+                ["Travel", 900, null, null, null],
+                [null, 2100, null, null, null],
+                ["Average & more", 1050, null, null, null],
+                [null, null, null, null, null],
+                [true, null, null, null, null],
+            ],
+            "notes": ["keep me", 4200],
+            "bold": true,
+            "format": "#,##0.00",
+            "merged": ["D1:E1"],
+            "width": 30.0,
+        })
+    );
+    // Bureau reads the in-place edit back, dependents recomputed.
+    let bytes = w.files().read_bytes("budget.xlsx").unwrap();
+    let wb = bureau_formats::sheet::read_file("budget.xlsx", &bytes).unwrap();
+    let at = |a: &str| bureau_formats::sheet::CellRef::parse(a).unwrap();
+    assert_eq!(wb.sheets[1].value(at("B1")).display(), "4200");
+    assert_eq!(wb.sheets[0].value(at("A5")).display(), "Average & more");
+
+    // A date is written in place too, with a date format.
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {"C3": "2026-04-15"}}),
+    );
+    assert_eq!(r["in_place"], true);
+    let got: Value = serde_json::from_str(&python(
+        r#"
+import openpyxl, json, sys
+v = openpyxl.load_workbook(sys.argv[1], data_only=True)
+print(json.dumps([v["Budget"]["C3"].value.isoformat(), v["Budget"]["A1"].font.b]))
+"#,
+        &path,
+    ))
+    .unwrap();
+    assert_eq!(got, json!(["2026-04-15T00:00:00", true]));
+    // Text with a control character cannot be: the workbook is rewritten, and the result
+    // says what that dropped.
+    let r = ok(
+        &mut w,
+        "files_set_cells",
+        json!({"path": "budget.xlsx", "sheet": "Budget", "cells": {"A8": "bell\u{7}"}}),
+    );
+    assert_eq!(r["in_place"], false);
     assert_eq!(
         r["not_kept"],
         json!([
@@ -516,36 +592,17 @@ wb.save(sys.argv[1])
         ])
     );
     assert!(r["note"].as_str().unwrap().contains("were not kept"));
-    let out = python(
+    let got: Value = serde_json::from_str(&python(
         r#"
 import openpyxl, json, sys
-f = openpyxl.load_workbook(sys.argv[1])
 v = openpyxl.load_workbook(sys.argv[1], data_only=True)
-def show(x):
-    return x.isoformat() if hasattr(x, "isoformat") else x
-print(json.dumps({
-  "sheets": f.sheetnames,
-  "formulas": [f["Budget"]["B4"].value, f["Budget"]["B5"].value],
-  "values": [[show(c) for c in row] for row in v["Budget"].iter_rows(values_only=True)],
-  "notes": v["Notes"]["A1"].value,
-}))
+print(json.dumps([v.sheetnames, v["Budget"]["C3"].value.isoformat(), v["Budget"]["B4"].value, v["Notes"]["B1"].value]))
 "#,
         &path,
-    );
-    let got: Value = serde_json::from_str(&out).unwrap();
+    ))
+    .unwrap();
     assert_eq!(
         got,
-        json!({
-            "sheets": ["Budget", "Notes"],
-            "formulas": ["=SUM(B2:B3)", "=AVERAGE(B2:B3)"],
-            "values": [
-                [null, "Cost", "Due"],
-                ["Rent", 1200, "2026-03-01T00:00:00"],
-                ["Travel", 900, "2026-04-15T00:00:00"],
-                [null, 2100, null],
-                ["Average", 1050, null],
-            ],
-            "notes": "keep me",
-        })
+        json!([["Budget", "Notes"], "2026-04-15T00:00:00", 2100, 4200])
     );
 }

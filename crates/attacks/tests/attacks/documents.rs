@@ -266,3 +266,117 @@ fn held_deeply_nested_xml_is_refused() {
     .to_string();
     assert!(err.contains("nests elements more than 256 deep"), "{err}");
 }
+
+/// CRC-32 (IEEE) for hand-made PNG chunks.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for b in data {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A PNG whose header claims `w` × `h` pixels, with a few bytes of image data.
+fn png_claiming(w: u32, h: u32) -> Vec<u8> {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        c.extend_from_slice(&body);
+        c.extend_from_slice(&crc32(&body).to_be_bytes());
+        c
+    };
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &ihdr));
+    png.extend(chunk(
+        b"IDAT",
+        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[test]
+fn held_hostile_files_given_to_the_editing_and_converting_tools() {
+    let deep = format!(
+        "<w:document xmlns:w=\"x\"><w:body>{}{}</w:body></w:document>",
+        "<w:p>".repeat(50_000),
+        "</w:p>".repeat(50_000)
+    );
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("bomb.docx", docx_with(&vec![b'0'; 200 << 20])),
+        ("deep.docx", docx_with(deep.as_bytes())),
+        (
+            "bomb.xlsx",
+            zip_of(&[
+                ("[Content_Types].xml", b"<Types/>".to_vec()),
+                ("xl/workbook.xml", b"<workbook/>".to_vec()),
+                ("xl/worksheets/sheet1.xml", vec![b' '; 300 << 20]),
+            ]),
+        ),
+        ("huge.png", png_claiming(100_000, 100_000)),
+        ("loop.pdf", self_referencing_pdf()),
+    ];
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    let (_d, w) = world_with(&refs);
+    let out = bounded(Duration::from_secs(180), "the office tools", move || {
+        let mut w = w;
+        let calls = [
+            (
+                "files_edit_docx",
+                json!({"path": "bomb.docx", "operations": [{"op": "delete", "block": 0}]}),
+            ),
+            (
+                "files_edit_docx",
+                json!({"path": "deep.docx", "operations": [{"op": "append", "text": "x"}]}),
+            ),
+            ("files_read", json!({"path": "deep.docx", "blocks": true})),
+            (
+                "files_set_cells",
+                json!({"path": "bomb.xlsx", "cells": {"A1": 1}}),
+            ),
+            (
+                "files_image_to_pdf",
+                json!({"source": "huge.png", "path": "huge.pdf"}),
+            ),
+            (
+                "files_pdf_to_docx",
+                json!({"source": "loop.pdf", "path": "loop.docx"}),
+            ),
+        ];
+        let started = Instant::now();
+        let mut messages = Vec::new();
+        for (name, args) in calls {
+            match tool(&mut w, name, args) {
+                ToolOutcome::Error { message } => messages.push(message),
+                ToolOutcome::Ok { value } => panic!("{name} accepted a hostile file: {value}"),
+            }
+        }
+        // The world goes on, and nothing was written.
+        assert!(matches!(
+            tool(&mut w, "files_read", json!({"path": "notes.md"})),
+            ToolOutcome::Ok { .. }
+        ));
+        assert!(!w.workspace().join("huge.pdf").exists());
+        assert!(!w.workspace().join("loop.docx").exists());
+        (messages, started.elapsed())
+    });
+    let (m, took) = out;
+    assert!(m[0].contains("zip bomb"), "{}", m[0]);
+    assert!(m[1].contains("deep"), "{}", m[1]);
+    assert!(m[2].contains("deep"), "{}", m[2]);
+    assert!(m[3].contains("zip bomb"), "{}", m[3]);
+    assert!(m[4].contains("pixels"), "{}", m[4]);
+    assert!(m[5].starts_with("loop.pdf: "), "{}", m[5]);
+    eprintln!("six hostile files refused in {took:?}");
+}

@@ -89,6 +89,48 @@ pub fn docx_edit(data: &[u8]) {
     }
 }
 
+/// The in-place .xlsx editor on any bytes: sets of every kind on sheet "Data" (and one
+/// re-cache), an error, `None` (not possible in place) or a workbook, never a panic.
+pub fn xlsx_edit(data: &[u8]) {
+    use bureau_formats::sheet::{Cell, CellEdit, CellRef, CellValue};
+    let at = |s: &str| CellRef::parse(s).unwrap_or(CellRef::new(0, 0));
+    let set = |v: CellValue, f: Option<&str>| {
+        CellEdit::Set(Cell {
+            value: v,
+            formula: f.map(str::to_string),
+        })
+    };
+    let edits = vec![
+        (
+            "Data".to_string(),
+            at("A1"),
+            set(CellValue::Text("x & <y>".into()), None),
+        ),
+        (
+            "Data".to_string(),
+            at("B2"),
+            set(CellValue::Number(2.5), None),
+        ),
+        (
+            "Data".to_string(),
+            at("C9"),
+            set(CellValue::Number(5.0), Some("=B2*2")),
+        ),
+        (
+            "Data".to_string(),
+            at("D1"),
+            set(CellValue::infer("2026-03-01"), None),
+        ),
+        ("Data".to_string(), at("A2"), set(CellValue::Empty, None)),
+        (
+            "Data".to_string(),
+            at("B1"),
+            CellEdit::Recache(CellValue::Bool(true)),
+        ),
+    ];
+    let _ = bureau_formats::sheet::edit_xlsx("fuzz.xlsx", data, &edits);
+}
+
 /// Image → PDF on any bytes (PNG or JPEG by their signature).
 pub fn image_to_pdf(data: &[u8]) {
     let _ = office::image_to_pdf("fuzz.png", data);
@@ -129,6 +171,12 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
     let pdf = office::write_pdf("seed", "# Title\n\n- item\n| a | b |\nbody\n");
     match target {
         "docx_read" | "docx_edit" => vec![docx],
+        "xlsx_edit" => {
+            let csv = b"Item,Cost,Total\nDesk,120,=B2*2\nLamp,35,=SUM(B2:B3)\n".to_vec();
+            let mut wb = bureau_formats::sheet::read_file("Data.csv", &csv).unwrap_or_default();
+            wb.recalculate();
+            vec![bureau_formats::sheet::write_xlsx(&wb).unwrap_or_default()]
+        }
         "image_to_pdf" => {
             // A 2×2 RGB PNG.
             vec![vec![

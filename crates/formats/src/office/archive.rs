@@ -133,6 +133,16 @@ pub(crate) fn rewrite(
     bytes: &[u8],
     replaced: &std::collections::BTreeMap<String, Vec<u8>>,
 ) -> Result<Vec<u8>, FormatError> {
+    rewrite_without(file, bytes, replaced, &[])
+}
+
+/// [`rewrite`], leaving out the entries named in `removed`.
+pub(crate) fn rewrite_without(
+    file: &str,
+    bytes: &[u8],
+    replaced: &std::collections::BTreeMap<String, Vec<u8>>,
+    removed: &[&str],
+) -> Result<Vec<u8>, FormatError> {
     use std::io::Write;
     let fail = |e: &dyn std::fmt::Display| {
         invalid(
@@ -147,6 +157,9 @@ pub(crate) fn rewrite(
         let mut zout = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(bytes.len() + 4096)));
         for i in 0..zin.len() {
             let entry = zin.by_index_raw(i).map_err(|e| fail(&e))?;
+            if removed.contains(&entry.name()) {
+                continue;
+            }
             match replaced.get(entry.name()) {
                 Some(new) => {
                     let name = entry.name().to_string();

@@ -423,18 +423,18 @@ impl Parts {
 
 /// An element found in XML text: byte offsets into the text it was found in.
 #[derive(Debug, Clone)]
-struct Node {
+pub(crate) struct Node {
     /// Local name (no prefix).
-    local: Vec<u8>,
+    pub(crate) local: Vec<u8>,
     /// Start of `<`.
-    start: usize,
+    pub(crate) start: usize,
     /// Just after the start tag's `>` (equal to `end` for an empty element).
-    inner_start: usize,
+    pub(crate) inner_start: usize,
     /// Start of the end tag (equal to `end` for an empty element).
-    inner_end: usize,
+    pub(crate) inner_end: usize,
     /// Just after the end tag.
-    end: usize,
-    empty: bool,
+    pub(crate) end: usize,
+    pub(crate) empty: bool,
 }
 
 fn xml_error(e: &dyn std::fmt::Display) -> String {
@@ -444,7 +444,7 @@ fn xml_error(e: &dyn std::fmt::Display) -> String {
 /// The top-level elements of `xml` (a whole part or a fragment), with their spans;
 /// `base` is added to every offset. Fails on malformed XML or nesting beyond
 /// [`MAX_XML_DEPTH`].
-fn nodes(xml: &[u8], base: usize) -> Result<Vec<Node>, String> {
+pub(crate) fn nodes(xml: &[u8], base: usize) -> Result<Vec<Node>, String> {
     let mut reader = quick_xml::Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     reader.config_mut().expand_empty_elements = false;
@@ -509,7 +509,7 @@ fn nodes(xml: &[u8], base: usize) -> Result<Vec<Node>, String> {
 }
 
 /// The child elements of `node` within `xml` (absolute offsets).
-fn children(xml: &[u8], node: &Node) -> Result<Vec<Node>, String> {
+pub(crate) fn children(xml: &[u8], node: &Node) -> Result<Vec<Node>, String> {
     if node.empty {
         return Ok(Vec::new());
     }
@@ -519,7 +519,7 @@ fn children(xml: &[u8], node: &Node) -> Result<Vec<Node>, String> {
     nodes(inner, node.inner_start)
 }
 
-fn first_child<'n>(kids: &'n [Node], local: &[u8]) -> Option<&'n Node> {
+pub(crate) fn first_child<'n>(kids: &'n [Node], local: &[u8]) -> Option<&'n Node> {
     kids.iter().find(|k| k.local == local)
 }
 
@@ -705,7 +705,7 @@ fn qname(prefix: &str, local: &str) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -151,7 +151,7 @@ fn read_delimited(name: &str, bytes: &[u8], delimiter: u8) -> Result<Workbook, F
 
 /// Check an .xlsx zip before any reader expands it: entry count, real decompressed sizes
 /// (a zip bomb stops at the limit), compression ratio, shared-formula areas.
-fn check_zip(name: &str, bytes: &[u8]) -> Result<(), FormatError> {
+pub(crate) fn check_zip(name: &str, bytes: &[u8]) -> Result<(), FormatError> {
     if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
         return Err(invalid(
             name,

@@ -4,7 +4,7 @@
 
 use bureau_core::log::Actor;
 use bureau_formats::office::{self, DocxOp, Format, WriteBlock};
-use bureau_formats::sheet::{self, CellRef, Workbook};
+use bureau_formats::sheet::{self, CellEdit, CellRef, Workbook};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -136,7 +136,7 @@ const EDIT_DOCX: Tool = Tool {
 
 const SET_CELLS: Tool = Tool {
     name: "files_set_cells",
-    description: "Set or clear cells of a workspace Excel file (.xlsx), by A1 reference, on a named sheet or the first one; the file is created (with that sheet) when it does not exist. Values: numbers, booleans, strings typed as a spreadsheet types them (`1250` → number, `2026-03-01` → date, start with `'` to keep text), strings starting with `=` are formulas (computed), null clears the cell. Every sheet's values and formulas are kept; cell formatting, charts, images, comments and merged cells of an existing file are not.",
+    description: "Set or clear cells of a workspace Excel file (.xlsx), by A1 reference, on a named sheet or the first one; the file is created (with that sheet) when it does not exist. Values: numbers, booleans, strings typed as a spreadsheet types them (`1250` → number, `2026-03-01` → date, start with `'` to keep text), strings starting with `=` are formulas (computed), null clears the cell. An existing file is edited in place (cell styles, widths, merged cells, charts and every other part kept); when that cannot be done (text with control characters, overwriting a shared formula's master cell) it is rewritten with every sheet's values and formulas, and the result lists what was not kept.",
     schema: || {
         schema(
             &[
@@ -361,12 +361,13 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         ));
     }
     let exists = w.files.exists(&a.path);
-    let mut not_kept = Vec::new();
-    let mut wb = if exists {
-        let src = w.files.read_bytes(&a.path)?;
-        let wb = sheet::read_file(&a.path, &src).map_err(|e| e.to_string())?;
-        not_kept = sheet::xlsx_extras(&a.path, &src).map_err(|e| e.to_string())?;
-        wb
+    let src = if exists {
+        Some(w.files.read_bytes(&a.path)?)
+    } else {
+        None
+    };
+    let mut wb = if let Some(src) = &src {
+        sheet::read_file(&a.path, src).map_err(|e| e.to_string())?
     } else {
         let name = a.sheet.clone().unwrap_or_else(|| "Sheet1".to_string());
         if let Some(p) = sheet::sheet_name_problem(&name) {
@@ -403,10 +404,43 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             sheet::MAX_CELLS
         ));
     }
+    let original = wb.clone();
     wb.recalculate();
-    let bytes = sheet::write_xlsx(&wb).map_err(|e| e.to_string())?;
-    w.files.write(&a.path, &bytes)?;
     let sheet_name = wb.sheets[si].name.clone();
+    // An existing file is edited in place (styles and everything else kept) when it can be;
+    // otherwise, and for a new file, the workbook is written anew.
+    let mut not_kept = Vec::new();
+    let mut in_place = None;
+    if let Some(src) = &src {
+        let mut edits: Vec<(String, CellRef, CellEdit)> = updates
+            .iter()
+            .map(|(at, _)| {
+                let cell = wb.sheets[si].get(*at).cloned().unwrap_or_default();
+                (sheet_name.clone(), *at, CellEdit::Set(cell))
+            })
+            .collect();
+        let updated: std::collections::BTreeSet<CellRef> =
+            updates.iter().map(|(at, _)| *at).collect();
+        for (i, s) in wb.sheets.iter().enumerate() {
+            for (at, cell) in s.cells.iter().filter(|(_, c)| c.formula.is_some()) {
+                let was = original.sheets.get(i).map(|o| o.value(*at));
+                let set_here = i == si && updated.contains(at);
+                if !set_here && was.as_ref() != Some(&cell.value) {
+                    edits.push((s.name.clone(), *at, CellEdit::Recache(cell.value.clone())));
+                }
+            }
+        }
+        in_place = sheet::edit_xlsx(&a.path, src, &edits).map_err(|e| e.to_string())?;
+        if in_place.is_none() {
+            not_kept = sheet::xlsx_extras(&a.path, src).map_err(|e| e.to_string())?;
+        }
+    }
+    let edited_in_place = in_place.is_some();
+    let bytes = match in_place {
+        Some(b) => b,
+        None => sheet::write_xlsx(&wb).map_err(|e| e.to_string())?,
+    };
+    w.files.write(&a.path, &bytes)?;
     let cells: Vec<Value> = updates
         .iter()
         .map(|(at, _)| {
@@ -426,10 +460,9 @@ fn set_cells(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         "files",
         "set_cells",
         false,
-        json!({"path": a.path, "sheet": sheet_name, "size": bytes.len(), "cells": updates.len(), "changes": logged, "created": !exists, "not_kept": not_kept}),
+        json!({"path": a.path, "sheet": sheet_name, "size": bytes.len(), "cells": updates.len(), "changes": logged, "created": !exists, "in_place": edited_in_place, "not_kept": not_kept}),
     );
-    let mut result =
-        json!({"path": a.path, "sheet": sheet_name, "cells": cells, "created": !exists});
+    let mut result = json!({"path": a.path, "sheet": sheet_name, "cells": cells, "created": !exists, "in_place": edited_in_place});
     if !not_kept.is_empty()
         && let Some(o) = result.as_object_mut()
     {
