@@ -375,7 +375,7 @@ fn a_broken_history_is_reported_at_its_line() {
     std::fs::write(dir.join("history.json"), broken).unwrap();
     let e = Task::load(&dir).unwrap_err().to_string();
     assert!(e.contains("history.json:14:"), "{e}");
-    assert!(e.contains("unknown variant `boss`"), "{e}");
+    assert!(e.contains("`role` is `boss`"), "{e}");
     // Dated after the first turn: the history must be the past.
     let late = HISTORY.replace("2026-02-25T15:00:30", "2026-03-05T15:00:30");
     std::fs::write(dir.join("history.json"), late).unwrap();
