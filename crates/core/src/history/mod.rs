@@ -173,19 +173,8 @@ impl History {
     ) -> Result<History, Vec<TaskError>> {
         // Syntax first (one error: nothing after it can be read), then every problem of shape
         // at once, then the typed read (which then cannot fail on shape).
-        let doc: serde_json::Value = serde_json::from_str(source).map_err(|e| {
-            let loc = Location {
-                path: path.to_path_buf(),
-                line: e.line().max(1),
-                col: e.column().max(1),
-            };
-            let msg = e.to_string();
-            let what = msg
-                .rsplit_once(" at line ")
-                .map(|(w, _)| w.to_string())
-                .unwrap_or(msg);
-            vec![TaskError::new(loc, what, json_hint(&e))]
-        })?;
+        let doc: serde_json::Value =
+            serde_json::from_str(source).map_err(|e| json_error(path, &e))?;
         let problems = shape::problems(&doc);
         if !problems.is_empty() {
             let mut errors: Vec<TaskError> = problems
@@ -198,20 +187,7 @@ impl History {
             errors.sort_by_key(|e| (e.location.line, e.location.col));
             return Err(errors);
         }
-        let raw: RawHistory = serde_json::from_value(doc).map_err(|e| {
-            let loc = Location {
-                path: path.to_path_buf(),
-                line: e.line().max(1),
-                col: e.column().max(1),
-            };
-            let msg = e.to_string();
-            // serde_json appends " at line L column C"; the location says it already.
-            let what = msg
-                .rsplit_once(" at line ")
-                .map(|(w, _)| w.to_string())
-                .unwrap_or(msg);
-            vec![TaskError::new(loc, what, json_hint(&e))]
-        })?;
+        let raw: RawHistory = serde_json::from_value(doc).map_err(|e| json_error(path, &e))?;
         Checker {
             path,
             source,
@@ -222,6 +198,22 @@ impl History {
         }
         .check(raw)
     }
+}
+
+/// A serde_json error as a located task error.
+fn json_error(path: &Path, e: &serde_json::Error) -> Vec<TaskError> {
+    let loc = Location {
+        path: path.to_path_buf(),
+        line: e.line().max(1),
+        col: e.column().max(1),
+    };
+    let msg = e.to_string();
+    // serde_json appends " at line L column C"; the location says it already.
+    let what = msg
+        .rsplit_once(" at line ")
+        .map(|(w, _)| w.to_string())
+        .unwrap_or(msg);
+    vec![TaskError::new(loc, what, json_hint(e))]
 }
 
 fn json_hint(e: &serde_json::Error) -> String {
