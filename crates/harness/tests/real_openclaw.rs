@@ -39,16 +39,6 @@ fn agents_file(dir: &Path, server: &ModelServer) -> std::path::PathBuf {
     path
 }
 
-fn of<'a>(steps: &'a [Value], t: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-    steps.iter().filter(move |s| s["type"] == t)
-}
-
-fn notes<'a>(steps: &'a [Value], key: &'a str) -> Vec<&'a Value> {
-    of(steps, "note")
-        .filter_map(|s| s["data"].get(key))
-        .collect()
-}
-
 #[test]
 #[ignore = "runs the real harness: .ci/run's harness step installs it"]
 fn openclaw_works_the_office_over_mcp_in_one_turn() {
@@ -206,36 +196,11 @@ fn openclaw_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
         "{result:#}"
     );
     let steps = lines(&trial.join("trajectory.jsonl"));
-    let tools: Vec<(u64, &str)> = of(&steps, "tool_call")
-        .map(|s| (s["turn"].as_u64().unwrap(), s["tool"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        tools,
-        [
-            (1, "files_write"),
-            (1, "mail_send"),
-            (2, "files_read"),
-            (2, "files_edit")
-        ]
-    );
-    assert!(
-        of(&steps, "tool_call").all(|s| s["outcome"] == "ok"),
-        "{steps:#?}"
-    );
+    assert_two_turn_memo_calls(&steps);
     // Bureau's calls are not recorded a second time from the transcript.
     assert!(notes(&steps, "harness_tool_call").is_empty(), "{steps:#?}");
     assert!(notes(&steps, "harness_warning").is_empty(), "{steps:#?}");
-    assert_eq!(
-        common::read(&trial.join("world/workspace/memo.md")),
-        "The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
-    );
-    let messages: Vec<(u64, &str)> = of(&steps, "message")
-        .map(|s| (s["turn"].as_u64().unwrap(), s["text"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        messages,
-        [(1, "Memo written and Bob told."), (2, "Budget added.")]
-    );
+    assert_two_turn_memo_end(&trial, &steps);
 
     // The same session both turns, and turn 2's model request carries turn 1's conversation.
     let calls: Vec<&Value> = of(&steps, "model_call").collect();

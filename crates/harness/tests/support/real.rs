@@ -152,3 +152,51 @@ pub fn files(dir: &Path) -> Vec<String> {
 pub fn toml_str(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
+
+/// The steps of type `t` of a trajectory.
+pub fn of<'a>(steps: &'a [Value], t: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    steps.iter().filter(move |s| s["type"] == t)
+}
+
+/// The values under `key` of the trajectory's notes.
+pub fn notes<'a>(steps: &'a [Value], key: &'a str) -> Vec<&'a Value> {
+    of(steps, "note")
+        .filter_map(|s| s["data"].get(key))
+        .collect()
+}
+
+/// The two-turn memo task's calls: Bureau's four tools, in their turns, each answered.
+pub fn assert_two_turn_memo_calls(steps: &[Value]) {
+    let tools: Vec<(u64, &str)> = of(steps, "tool_call")
+        .map(|s| (s["turn"].as_u64().unwrap(), s["tool"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            (1, "files_write"),
+            (1, "mail_send"),
+            (2, "files_read"),
+            (2, "files_edit")
+        ]
+    );
+    assert!(
+        of(steps, "tool_call").all(|s| s["outcome"] == "ok"),
+        "{steps:#?}"
+    );
+}
+
+/// The two-turn memo task's end: memo.md as the agent wrote it, one final message a turn.
+pub fn assert_two_turn_memo_end(trial: &Path, steps: &[Value]) {
+    let memo = std::fs::read_to_string(trial.join("world/workspace/memo.md")).unwrap();
+    assert_eq!(
+        memo,
+        "The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
+    );
+    let messages: Vec<(u64, &str)> = of(steps, "message")
+        .map(|s| (s["turn"].as_u64().unwrap(), s["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        messages,
+        [(1, "Memo written and Bob told."), (2, "Budget added.")]
+    );
+}
