@@ -341,6 +341,12 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
         stream.extend_from_slice(b"endstream");
         objs.push(stream);
     }
+    assemble(&objs, 6)
+}
+
+/// A PDF file of objects `objs` (object n is `objs[n - 1]`; object 1 the catalog, `info` the
+/// document information): header, bodies, cross-reference table and trailer.
+pub(crate) fn assemble(objs: &[Vec<u8>], info: usize) -> Vec<u8> {
     let mut out: Vec<u8> = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
     let mut offsets = Vec::with_capacity(objs.len());
     for (i, o) in objs.iter().enumerate() {
@@ -356,7 +362,7 @@ pub fn write_pdf(title: &str, text: &str) -> Vec<u8> {
     }
     out.extend_from_slice(
         format!(
-            "trailer\n<< /Size {} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            "trailer\n<< /Size {} /Root 1 0 R /Info {info} 0 R >>\nstartxref\n{xref}\n%%EOF\n",
             objs.len() + 1
         )
         .as_bytes(),
