@@ -233,12 +233,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
     assert!(calls.iter().all(|c| c["model"] == "gpt-5-codex"));
     let session = calls[0]["response"]["session_id"].as_str().unwrap();
     assert_eq!(calls[1]["response"]["session_id"], session);
-    let argv: Vec<&str> = calls[1]["request"]["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
+    let argv = argv(calls[1]);
     assert!(
         argv.windows(2).any(|w| w == ["resume", session]),
         "{argv:?}"
@@ -254,23 +249,8 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
     assert!(turn2.contains("Budget notes arrived"), "{turn2}");
 
     // Usage per turn, not the thread's running total Codex reports.
-    let usage = |i: usize, k: &str| calls[i]["usage"][k].as_u64().unwrap();
-    assert_eq!(
-        (
-            usage(0, "input_tokens"),
-            usage(0, "cached_input_tokens"),
-            usage(0, "output_tokens")
-        ),
-        (1500, 800, 90)
-    );
-    assert_eq!(
-        (
-            usage(1, "input_tokens"),
-            usage(1, "cached_input_tokens"),
-            usage(1, "output_tokens")
-        ),
-        (2400, 1800, 75)
-    );
+    assert_eq!(tokens(calls[0]), (1500, 800, 90));
+    assert_eq!(tokens(calls[1]), (2400, 1800, 75));
     assert_eq!(result["usage"]["input_tokens"], 1500 + 2400);
     assert_eq!(result["usage"]["output_tokens"], 90 + 75);
 

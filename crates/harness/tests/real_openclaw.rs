@@ -219,23 +219,8 @@ fn openclaw_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
     assert!(turn2.contains("Budget notes arrived"), "{turn2}");
 
     // Usage per turn.
-    let usage = |i: usize, k: &str| calls[i]["usage"][k].as_u64().unwrap();
-    assert_eq!(
-        (
-            usage(0, "input_tokens"),
-            usage(0, "cached_input_tokens"),
-            usage(0, "output_tokens")
-        ),
-        (1500, 800, 90)
-    );
-    assert_eq!(
-        (
-            usage(1, "input_tokens"),
-            usage(1, "cached_input_tokens"),
-            usage(1, "output_tokens")
-        ),
-        (2400, 1800, 75)
-    );
+    assert_eq!(tokens(calls[0]), (1500, 800, 90));
+    assert_eq!(tokens(calls[1]), (2400, 1800, 75));
     assert_eq!(result["usage"]["input_tokens"], 1500 + 2400);
 
     assert_eq!(

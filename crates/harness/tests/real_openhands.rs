@@ -267,12 +267,7 @@ fn openhands_resumes_its_conversation_on_turn_two_and_usage_is_per_turn() {
     let session = calls[0]["response"]["session_id"].as_str().unwrap();
     assert!(!session.is_empty());
     assert_eq!(calls[1]["response"]["session_id"], session);
-    let argv: Vec<&str> = calls[1]["request"]["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
+    let argv = argv(calls[1]);
     assert!(
         argv.contains(&format!("--resume={session}").as_str()),
         "{argv:?}"
@@ -288,23 +283,8 @@ fn openhands_resumes_its_conversation_on_turn_two_and_usage_is_per_turn() {
     assert!(turn2.contains("Budget notes arrived"), "{turn2}");
 
     // Usage per turn, not the conversation's running total OpenHands keeps.
-    let usage = |i: usize, k: &str| calls[i]["usage"][k].as_u64().unwrap();
-    assert_eq!(
-        (
-            usage(0, "input_tokens"),
-            usage(0, "cached_input_tokens"),
-            usage(0, "output_tokens")
-        ),
-        (1500, 800, 90)
-    );
-    assert_eq!(
-        (
-            usage(1, "input_tokens"),
-            usage(1, "cached_input_tokens"),
-            usage(1, "output_tokens")
-        ),
-        (2400, 1800, 75)
-    );
+    assert_eq!(tokens(calls[0]), (1500, 800, 90));
+    assert_eq!(tokens(calls[1]), (2400, 1800, 75));
     assert_eq!(calls[0]["response"]["model_calls"], 3);
     assert_eq!(calls[1]["response"]["model_calls"], 3);
     let cost = |i: usize| calls[i]["usage"]["cost_usd"].as_f64().unwrap();
@@ -492,24 +472,9 @@ fn an_openhands_turn_stopped_at_the_wall_keeps_its_conversation_and_usage() {
     // OpenHands 1.16 writes a conversation's usage into base_state.json only when its run
     // ends: a run killed at the limit leaves it at zero, though one model call (400 tokens in)
     // was answered — OpenHands's loss, recorded as it reports it. Turn 2's is its own.
-    let usage = |i: usize, k: &str| calls[i]["usage"][k].as_u64().unwrap();
-    assert_eq!(
-        (
-            usage(0, "input_tokens"),
-            usage(0, "cached_input_tokens"),
-            usage(0, "output_tokens")
-        ),
-        (0, 0, 0)
-    );
+    assert_eq!(tokens(calls[0]), (0, 0, 0));
     assert_eq!(calls[0]["response"]["model_calls"], 0);
-    assert_eq!(
-        (
-            usage(1, "input_tokens"),
-            usage(1, "cached_input_tokens"),
-            usage(1, "output_tokens")
-        ),
-        (1600, 1200, 40)
-    );
+    assert_eq!(tokens(calls[1]), (1600, 1200, 40));
     // Turn 2 resumed turn 1's conversation.
     let requests = chat_requests(&server);
     assert_eq!(requests.len(), 4, "{requests:#?}");

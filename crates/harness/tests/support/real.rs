@@ -200,3 +200,23 @@ pub fn assert_two_turn_memo_end(trial: &Path, steps: &[Value]) {
         [(1, "Memo written and Bob told."), (2, "Budget added.")]
     );
 }
+
+/// A `model_call` step's (input, cached input, output) tokens.
+pub fn tokens(call: &Value) -> (u64, u64, u64) {
+    let t = |k: &str| call["usage"][k].as_u64().unwrap();
+    (
+        t("input_tokens"),
+        t("cached_input_tokens"),
+        t("output_tokens"),
+    )
+}
+
+/// The command line a `model_call` step ran the harness with.
+pub fn argv(call: &Value) -> Vec<&str> {
+    call["request"]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect()
+}
