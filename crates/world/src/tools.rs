@@ -123,8 +123,7 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
             message: format!("arguments of `{name}` must be a JSON object"),
         };
     }
-    // An object may be named by its URL wherever its id is taken (code tools read their
-    // URLs themselves: see tools/code).
+    // An object may be named by its URL wherever its id is taken.
     let read;
     let args = match crate::urls::read_url_args(name, args) {
         Ok(Some(v)) => {

@@ -260,7 +260,7 @@ pub fn parse_url(kind: Kind, s: &str) -> Result<Option<String>, String> {
 }
 
 /// The arguments of world tool `tool` with the URLs of objects read as their ids, for the
-/// arguments that take an id (`None`: nothing to change). Code tools read their own.
+/// arguments that take an id (`None`: nothing to change).
 pub fn read_url_args(tool: &str, args: &Value) -> Result<Option<Value>, String> {
     let table: &[(&str, Kind)] = match tool.split('_').next().unwrap_or("") {
         "mail" => &[("id", Kind::MailMessage)],
@@ -278,6 +278,7 @@ pub fn read_url_args(tool: &str, args: &Value) -> Result<Option<Value>, String> 
             ("database", Kind::KbDatabase),
         ],
         "tracker" => &[("key", Kind::TrackerIssue)],
+        "code" => return read_code_args(tool, args),
         _ => return Ok(None),
     };
     let Some(obj) = args.as_object() else {
@@ -322,6 +323,65 @@ pub fn read_url_args(tool: &str, args: &Value) -> Result<Option<Value>, String> 
         }
     }
     Ok(changed.then_some(Value::Object(out)))
+}
+
+/// The arguments of code tool `tool` with URLs read: a `repo` given as a URL becomes the
+/// repository's name; an `iid` given as the URL of an issue (issue tools) or a merge request
+/// (merge-request tools), or as `#12` / `!12` / `"12"`, becomes its number and names the
+/// repository when `repo` is absent. A URL of the wrong kind, or one that disagrees with
+/// `repo`, is an error.
+fn read_code_args(tool: &str, args: &Value) -> Result<Option<Value>, String> {
+    let Some(obj) = args.as_object() else {
+        return Ok(None);
+    };
+    let mut out = obj.clone();
+    let repo_from_url = match obj.get("repo") {
+        Some(Value::String(r)) => parse_code_url(r)?.map(|c| c.repo().to_string()),
+        _ => None,
+    };
+    let wants_mr = tool.ends_with("_mr");
+    let mut iid_repo: Option<String> = None;
+    if let Some(Value::String(raw)) = obj.get("iid") {
+        let text = raw.trim();
+        let (kind, what) = if wants_mr {
+            ("a merge request", "merge_requests")
+        } else {
+            ("an issue", "issues")
+        };
+        let n = match parse_code_url(text)? {
+            Some(CodeRef::Issue(r, n)) if !wants_mr => {
+                iid_repo = Some(r);
+                n
+            }
+            Some(CodeRef::MergeRequest(r, n)) if wants_mr => {
+                iid_repo = Some(r);
+                n
+            }
+            Some(_) => {
+                return Err(format!(
+                    "`iid`: `{text}` is not the URL of {kind} (…/-/{what}/<n>)"
+                ));
+            }
+            None => text
+                .trim_start_matches(['#', '!'])
+                .parse::<u32>()
+                .map_err(|_| format!("`iid`: give {kind}'s number or its URL, not `{text}`"))?,
+        };
+        out.insert("iid".into(), Value::from(n));
+    }
+    let named = obj.get("repo").and_then(Value::as_str).map(str::to_string);
+    match (repo_from_url.or(named), iid_repo) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!(
+                "`repo` is `{a}` but the URL in `iid` is of repository `{b}`; give one of them"
+            ));
+        }
+        (Some(r), _) | (None, Some(r)) => {
+            out.insert("repo".into(), Value::String(r));
+        }
+        (None, None) => {}
+    }
+    Ok((out != *obj).then_some(Value::Object(out)))
 }
 
 /// A path segment with the characters URLs cannot carry percent-encoded.

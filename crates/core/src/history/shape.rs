@@ -366,6 +366,37 @@ mod tests {
         assert_eq!(locate(src, &[]), 0);
     }
 
+    /// The shape knows exactly the keys serde reads (so the two cannot drift apart).
+    #[test]
+    fn the_shape_has_exactly_the_fields_serde_reads() {
+        use crate::task::keys::fields_of;
+        let keys = |f: &[Field]| {
+            let mut k: Vec<&str> = f.iter().map(|f| f.key).collect();
+            k.sort_unstable();
+            k
+        };
+        let serde = |mut k: Vec<&'static str>| {
+            k.sort_unstable();
+            k
+        };
+        assert_eq!(
+            keys(ROOT),
+            serde(fields_of::<super::super::RawHistory>().to_vec())
+        );
+        assert_eq!(
+            keys(SESSION),
+            serde(fields_of::<super::super::RawSession>().to_vec())
+        );
+        assert_eq!(
+            keys(UTTERANCE),
+            serde(fields_of::<super::super::RawUtterance>().to_vec())
+        );
+        assert_eq!(
+            keys(CHUNK),
+            serde(fields_of::<super::super::RawChunk>().to_vec())
+        );
+    }
+
     proptest! {
         /// Any path into any JSON text gives an offset inside it, without panicking.
         #[test]

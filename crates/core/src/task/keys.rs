@@ -20,7 +20,7 @@ use crate::error::did_you_mean;
 /// The names serde accepts for the fields of struct `T` (its derived `FIELDS`, renames
 /// applied), read by asking `T` to deserialise itself from a deserializer that only records
 /// them. Empty for a type that is not a struct.
-pub(super) fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+pub(crate) fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     let mut fields: &'static [&'static str] = &[];
     // The deserializer always fails once it has the field list: the error is expected.
     let _ = T::deserialize(FieldNames(&mut fields));

@@ -30,7 +30,7 @@ use crate::tool::ToolCall;
 use crate::verdict::{RubricKind, TurnRef};
 
 mod event;
-mod keys;
+pub(crate) mod keys;
 mod load;
 mod raw;
 mod repair;

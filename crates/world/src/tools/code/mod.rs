@@ -25,21 +25,13 @@ const MAX_PATCH: usize = 60_000;
 /// Files longer than this are cut by `code_show_file`.
 const MAX_FILE: usize = 200_000;
 
-/// A code tool: its arguments go through [`urls_in_args`] first, so every tool taking a
-/// repository or an issue / merge request number also takes the object's URL.
 macro_rules! tool {
     ($c:ident, $name:literal, $desc:literal, $schema:expr, $run:ident) => {
         pub(super) const $c: Tool = Tool {
             name: $name,
             description: $desc,
             schema: $schema,
-            run: {
-                fn run(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
-                    let args = super::urls_in_args($name, args)?;
-                    $run(w, actor, &args)
-                }
-                run
-            },
+            run: $run,
         };
     };
 }
@@ -79,71 +71,6 @@ pub(super) const TOOLS: &[Tool] = &[
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/// The arguments of code tool `tool` with URLs read: a `repo` given as a URL becomes the
-/// repository's name; an `iid` given as the URL of an issue (issue tools) or a merge request
-/// (merge-request tools), or as `#12` / `!12` / `"12"`, becomes its number and names the
-/// repository when `repo` is absent. A URL of the wrong kind, or one that disagrees with
-/// `repo`, is an error.
-fn urls_in_args(tool: &str, args: &Value) -> Result<Value, String> {
-    use crate::urls::{CodeRef, parse_code_url};
-    let Some(obj) = args.as_object() else {
-        return Ok(args.clone());
-    };
-    let mut obj = obj.clone();
-    let mut repo_from_url: Option<String> = None;
-    if let Some(Value::String(r)) = obj.get("repo")
-        && let Some(code) = parse_code_url(r)?
-    {
-        repo_from_url = Some(code.repo().to_string());
-    }
-    let wants_mr = tool.ends_with("_mr");
-    let mut iid_repo: Option<String> = None;
-    if let Some(Value::String(raw)) = obj.get("iid") {
-        let text = raw.trim();
-        let (kind, what) = if wants_mr {
-            ("a merge request", "merge_requests")
-        } else {
-            ("an issue", "issues")
-        };
-        let n = match parse_code_url(text)? {
-            Some(CodeRef::Issue(r, n)) if !wants_mr => {
-                iid_repo = Some(r);
-                n
-            }
-            Some(CodeRef::MergeRequest(r, n)) if wants_mr => {
-                iid_repo = Some(r);
-                n
-            }
-            Some(_) => {
-                return Err(format!(
-                    "`iid`: `{text}` is not the URL of {kind} (…/-/{what}/<n>)"
-                ));
-            }
-            None => text
-                .trim_start_matches(['#', '!'])
-                .parse::<u32>()
-                .map_err(|_| format!("`iid`: give {kind}'s number or its URL, not `{text}`"))?,
-        };
-        obj.insert("iid".into(), json!(n));
-    }
-    let named = obj.get("repo").and_then(Value::as_str).map(str::to_string);
-    let given = repo_from_url
-        .clone()
-        .or(named.filter(|_| repo_from_url.is_none()));
-    match (given, iid_repo) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(format!(
-                "`repo` is `{a}` but the URL in `iid` is of repository `{b}`; give one of them"
-            ));
-        }
-        (Some(r), _) | (None, Some(r)) => {
-            obj.insert("repo".into(), json!(r));
-        }
-        (None, None) => {}
-    }
-    Ok(Value::Object(obj))
-}
 
 /// `https://code.<domain>`: the base of code-hosting URLs.
 fn base(w: &World) -> String {
