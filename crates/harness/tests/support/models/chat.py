@@ -7,7 +7,7 @@ that run real harnesses (OpenHands, Hermes) against Bureau with no model API.
 Listens on 127.0.0.1, port 0 (the port is written to --port-file once it listens). Every
 request is logged to --log, one JSON object a line: {"n", "method", "path", "headers" (no
 authorization), "body"}. `POST /v1/chat/completions` (also `/chat/completions`) is answered
-from the script, one step per request, in order (the same steps as responses.py):
+from the script, one step per request, in order (the same steps as responses.py; the script state is shared, in scripted.py):
 
     [{"call": {"name": "files_write", "arguments": {...}}, "usage": {...}},
      {"text": "Done.", "usage": {"input_tokens": 100, "cached_tokens": 20, "output_tokens": 7}}]
@@ -39,41 +39,11 @@ import gzip
 import json
 import os
 import sys
-import threading
 import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SEPARATORS = ("__", "_", ".", "-", "/", ":")
-
-
-class State:
-    def __init__(self, steps, log_path, model, pricing=None):
-        self.pricing = pricing
-        self.steps = steps
-        self.next = 0
-        self.n = 0
-        self.lock = threading.Lock()
-        self.log_path = log_path
-        self.model = model
-
-    def take(self):
-        with self.lock:
-            if self.next < len(self.steps):
-                step = self.steps[self.next]
-                self.next += 1
-                return step, self.next
-            return None, self.next
-
-    def log(self, record):
-        with self.lock:
-            self.n += 1
-            record = {"n": self.n, **record}
-            if self.log_path:
-                with open(self.log_path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(record) + "\n")
-                    f.flush()
-            return record["n"]
+from scripted import SEPARATORS, State
 
 
 def tool_names(body):
