@@ -443,7 +443,9 @@ impl ToolSession {
             kind: StepKind::ToolCall {
                 tool: tool.to_string(),
                 args,
-                outcome: outcome.clone(),
+                // Media bytes stay out of the trajectory: the world keeps them in its blob
+                // store under the digest the step records.
+                outcome: outcome.without_media_data(),
             },
         });
         Ok(outcome)

@@ -111,7 +111,7 @@ fn searches(out: &Path) -> Vec<ToolOutcome> {
 }
 
 fn units(outcome: &ToolOutcome) -> Vec<String> {
-    let ToolOutcome::Ok { value } = outcome else {
+    let ToolOutcome::Ok { value, .. } = outcome else {
         panic!("memory_search failed: {outcome:?}")
     };
     value["results"]
@@ -163,7 +163,7 @@ fn embeddings_rank_the_right_session_first_and_a_rerun_reads_every_vector_from_t
     let found = searches(&out);
     assert_eq!(found.len(), 1);
     assert_eq!(units(&found[0]), ["d2#1", "d2#2", "d1#5"]);
-    let ToolOutcome::Ok { value } = &found[0] else {
+    let ToolOutcome::Ok { value, .. } = &found[0] else {
         unreachable!()
     };
     assert_eq!(value["granularity"], "utterance");

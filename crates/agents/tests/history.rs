@@ -196,7 +196,7 @@ fn under_rag_the_model_searches_memory_and_the_call_is_in_the_trajectory() {
         })
         .expect("memory_search in the trajectory");
     assert_eq!(call.0["query"], "offsite venue preference");
-    let ToolOutcome::Ok { value } = call.1 else {
+    let ToolOutcome::Ok { value, .. } = call.1 else {
         panic!("memory_search failed: {:?}", call.1)
     };
     assert_eq!(value["granularity"], "utterance");
@@ -299,7 +299,7 @@ fn memory_search_is_offered_only_under_rag_for_a_task_with_history() {
     };
     let (yes, prefix, call) = offered(rag, &task, "rag");
     assert!(yes && prefix.is_none());
-    let ToolOutcome::Ok { value } = call else {
+    let ToolOutcome::Ok { value, .. } = call else {
         panic!("{call:?}")
     };
     assert_eq!(value["results"][0]["unit"], "d2#1-2");

@@ -889,7 +889,7 @@ fn an_oversized_tool_output_is_cut_for_the_model_but_kept_whole_in_the_trajector
     );
     let steps = trajectory(&out, "hello", "gpt");
     let (_, _, outcome) = steps.iter().find_map(Step::as_tool_call).unwrap();
-    let bureau_core::tool::ToolOutcome::Ok { value } = outcome else {
+    let bureau_core::tool::ToolOutcome::Ok { value, .. } = outcome else {
         panic!("{outcome:?}")
     };
     assert_eq!(value["text"].as_str().unwrap().len(), 110_000);

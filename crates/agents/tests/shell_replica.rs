@@ -65,7 +65,7 @@ fn shell_run_enters_the_replica_the_world_is_on() {
             )
         })
         .unwrap();
-    let ToolOutcome::Ok { value } = outcome else {
+    let ToolOutcome::Ok { value, .. } = outcome else {
         panic!("{outcome:?}");
     };
     assert_eq!(value["exit_code"], 0, "{value}");

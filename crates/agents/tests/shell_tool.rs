@@ -122,14 +122,14 @@ fn shell_run_writes_in_the_workspace_and_is_recorded() {
         calls[0].1["command"],
         "echo hi > hello.txt && cat hello.txt && pwd"
     );
-    let ToolOutcome::Ok { value } = calls[0].2 else {
+    let ToolOutcome::Ok { value, .. } = calls[0].2 else {
         panic!("{:?}", calls[0].2)
     };
     assert_eq!(value["exit_code"], 0);
     let stdout = value["stdout"].as_str().unwrap();
     assert!(stdout.starts_with("hi\n"), "{value}");
     assert!(stdout.trim_end().ends_with("/workspace"), "{value}");
-    let ToolOutcome::Ok { value } = calls[1].2 else {
+    let ToolOutcome::Ok { value, .. } = calls[1].2 else {
         panic!("{:?}", calls[1].2)
     };
     assert_ne!(value["exit_code"], 0, "{value}");

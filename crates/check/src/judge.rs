@@ -194,7 +194,7 @@ pub fn trajectory_digest(trajectory: &[Step]) -> String {
                 args,
                 outcome,
             } => Some(match outcome {
-                ToolOutcome::Ok { value } => format!(
+                ToolOutcome::Ok { value, .. } => format!(
                     "[turn {}] {tool}({}) → {}",
                     s.turn,
                     short(args, 300),

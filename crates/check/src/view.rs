@@ -286,7 +286,7 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
         .filter_map(|s| {
             let (tool, args, outcome) = s.as_tool_call()?;
             let (ok, result, error) = match outcome {
-                ToolOutcome::Ok { value } => (true, b.json(value), FrozenValue::new_none()),
+                ToolOutcome::Ok { value, .. } => (true, b.json(value), FrozenValue::new_none()),
                 ToolOutcome::Error { message } => (false, FrozenValue::new_none(), b.s(message)),
             };
             Some(b.rec(vec![

@@ -115,7 +115,7 @@ impl Fixture {
 
     fn ok(&mut self, tool: &str, args: Value) -> Value {
         match self.world.call_tool(Actor::Agent, tool, &args) {
-            bureau_core::tool::ToolOutcome::Ok { value } => value,
+            bureau_core::tool::ToolOutcome::Ok { value, .. } => value,
             e => panic!("{tool}: {e:?}"),
         }
     }

@@ -44,16 +44,97 @@ pub struct ToolAnnotations {
     pub open_world_hint: bool,
 }
 
-/// The outcome of one tool call: structured JSON on success, an actionable message on error.
+/// The outcome of one tool call: structured JSON on success (with any pictures or sounds the
+/// tool returns beside it), an actionable message on error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum ToolOutcome {
-    Ok { value: Value },
-    Error { message: String },
+    Ok {
+        value: Value,
+        /// Images and audio the tool returns as media (MCP `image` / `audio` content), each
+        /// also described in `value`. Empty for most tools.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        media: Vec<Media>,
+    },
+    Error {
+        message: String,
+    },
 }
 
 impl ToolOutcome {
+    /// A success with no media.
+    pub fn ok(value: Value) -> ToolOutcome {
+        ToolOutcome::Ok {
+            value,
+            media: Vec::new(),
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         matches!(self, ToolOutcome::Error { .. })
     }
+
+    /// The media of a success (none for an error).
+    pub fn media(&self) -> &[Media] {
+        match self {
+            ToolOutcome::Ok { media, .. } => media,
+            ToolOutcome::Error { .. } => &[],
+        }
+    }
+
+    /// This outcome as a trajectory keeps it: media without their bytes (their digest and
+    /// size stay, and the bytes are in the trial's blob store under that digest).
+    pub fn without_media_data(&self) -> ToolOutcome {
+        match self {
+            ToolOutcome::Ok { value, media } => ToolOutcome::Ok {
+                value: value.clone(),
+                media: media
+                    .iter()
+                    .map(|m| Media {
+                        data: String::new(),
+                        ..m.clone()
+                    })
+                    .collect(),
+            },
+            e => e.clone(),
+        }
+    }
+}
+
+/// What a [`Media`] part is: what MCP calls `image` and `audio` content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaKind {
+    Image,
+    Audio,
+}
+
+impl MediaKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MediaKind::Image => "image",
+            MediaKind::Audio => "audio",
+        }
+    }
+}
+
+/// A picture or a sound a tool returns: a photo read with `files_read`, a page of a scanned
+/// PDF, a key frame of a video, a voicemail. Always bounded (see `bureau_media`'s limits) and
+/// always described in text beside it (the tool's JSON value), so an agent that cannot see or
+/// hear still learns what is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Media {
+    pub kind: MediaKind,
+    /// `image/png`, `image/jpeg`, `audio/wav`, ...
+    pub mime_type: String,
+    /// What this part shows, for people and text-only models: `photo.jpg, 1200×900`,
+    /// `page 2 of 3 of scan.pdf`, `frame at 00:00:04 of clip.mp4`.
+    pub label: String,
+    /// The bytes, base64 (standard alphabet, padded). Empty in a stored trajectory.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data: String,
+    /// Size of the bytes.
+    pub bytes: u64,
+    /// blake3 of the bytes (hex): the name of their blob in the trial's `world/blobs/`.
+    pub blake3: String,
 }

@@ -93,7 +93,7 @@ pub(crate) fn mcp_tool(spec: &ToolSpec) -> Tool {
 /// text rendering; an error is `isError: true` with the message as text.
 pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
     match outcome {
-        ToolOutcome::Ok { value } => {
+        ToolOutcome::Ok { value, .. } => {
             let mut result = CallToolResult::success(vec![ContentBlock::text(render_text(&value))]);
             // MCP's structured content is a JSON object; world tools always return one.
             result.structured_content = Some(match value {
@@ -147,9 +147,7 @@ mod tests {
 
     #[test]
     fn results_carry_the_json_and_a_readable_text() {
-        let r = tool_result(ToolOutcome::Ok {
-            value: json!({"path": "memo.md", "size": 3}),
-        });
+        let r = tool_result(ToolOutcome::ok(json!({"path": "memo.md", "size": 3})));
         assert_eq!(r.is_error, Some(false));
         assert_eq!(
             r.structured_content,

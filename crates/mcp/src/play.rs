@@ -422,9 +422,7 @@ impl ExtraTools for PlayState {
         }
         if let Some(done) = &p.finished {
             return match tool {
-                "task_finish" => Some(ToolOutcome::Ok {
-                    value: outcome_json(done),
-                }),
+                "task_finish" => Some(ToolOutcome::ok(outcome_json(done))),
                 _ => error(
                     "the task is finished — task_finish returned its score; start \
                      `bureau mcp --task` again to play it anew"
@@ -445,7 +443,7 @@ impl ExtraTools for PlayState {
                 .map_err(Failure::Broken),
         };
         match result {
-            Ok(value) => Some(ToolOutcome::Ok { value }),
+            Ok(value) => Some(ToolOutcome::ok(value)),
             Err(Failure::Refused(message)) => error(message),
             Err(Failure::Broken(message)) => {
                 office.set_idle(format!(

@@ -906,7 +906,7 @@ mod tests {
                 kind: StepKind::ToolCall {
                     tool: "files_read".into(),
                     args: json!({}),
-                    outcome: ToolOutcome::Ok { value: json!({}) },
+                    outcome: ToolOutcome::ok(json!({})),
                 },
             },
             Step {

@@ -190,7 +190,7 @@ impl World {
                 args
             };
             return match tools::memory::search(self, &actor, args) {
-                Ok(value) => ToolOutcome::Ok { value },
+                Ok(value) => ToolOutcome::ok(value),
                 Err(message) => ToolOutcome::Error { message },
             };
         }

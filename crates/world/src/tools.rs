@@ -134,7 +134,7 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
         Err(message) => return ToolOutcome::Error { message },
     };
     match (tool.run)(world, &actor, args) {
-        Ok(value) => ToolOutcome::Ok { value },
+        Ok(value) => ToolOutcome::ok(value),
         Err(message) => ToolOutcome::Error { message },
     }
 }

@@ -116,14 +116,14 @@ fn setup() -> (tempfile::TempDir, Task, World) {
 
 fn ok(w: &mut World, tool: &str, args: Value) -> Value {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => value,
+        ToolOutcome::Ok { value, .. } => value,
         ToolOutcome::Error { message } => panic!("{tool} failed: {message}"),
     }
 }
 
 fn err(w: &mut World, tool: &str, args: Value) -> String {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => panic!("{tool} should fail, got {value}"),
+        ToolOutcome::Ok { value, .. } => panic!("{tool} should fail, got {value}"),
         ToolOutcome::Error { message } => message,
     }
 }
@@ -195,7 +195,7 @@ fn private_channels_are_invisible_and_unwritable_to_non_members() {
         "chat_list_channels",
         &json!({}),
     );
-    let ToolOutcome::Ok { value } = r else {
+    let ToolOutcome::Ok { value, .. } = r else {
         panic!("{r:?}")
     };
     assert!(names(&value["channels"]).contains(&"finance".to_string()));

@@ -95,7 +95,7 @@ fn setup() -> (tempfile::TempDir, World) {
 
 fn call(w: &mut World, who: &Actor, tool: &str, args: Value) -> Result<Value, String> {
     match w.call_tool(who.clone(), tool, &args) {
-        ToolOutcome::Ok { value } => Ok(value),
+        ToolOutcome::Ok { value, .. } => Ok(value),
         ToolOutcome::Error { message } => Err(message),
     }
 }

@@ -153,14 +153,14 @@ fn setup() -> (tempfile::TempDir, Task, World) {
 
 fn ok(w: &mut World, tool: &str, args: Value) -> Value {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => value,
+        ToolOutcome::Ok { value, .. } => value,
         ToolOutcome::Error { message } => panic!("{tool} failed: {message}"),
     }
 }
 
 fn err(w: &mut World, tool: &str, args: Value) -> String {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => panic!("{tool} should fail, got {value}"),
+        ToolOutcome::Ok { value, .. } => panic!("{tool} should fail, got {value}"),
         ToolOutcome::Error { message } => message,
     }
 }

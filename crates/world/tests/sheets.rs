@@ -91,14 +91,14 @@ fn setup() -> (tempfile::TempDir, Task, World) {
 
 fn ok(w: &mut World, tool: &str, args: Value) -> Value {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => value,
+        ToolOutcome::Ok { value, .. } => value,
         ToolOutcome::Error { message } => panic!("{tool}: {message}"),
     }
 }
 
 fn fail(w: &mut World, tool: &str, args: Value) -> String {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => panic!("{tool} should fail: {value}"),
+        ToolOutcome::Ok { value, .. } => panic!("{tool} should fail: {value}"),
         ToolOutcome::Error { message } => message,
     }
 }

@@ -91,7 +91,7 @@ fn built(repo_toml: &str) -> Result<(tempfile::TempDir, World), String> {
 
 fn call(w: &mut World, tool: &str, args: Value) -> Result<Value, String> {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => Ok(value),
+        ToolOutcome::Ok { value, .. } => Ok(value),
         ToolOutcome::Error { message } => Err(message),
     }
 }

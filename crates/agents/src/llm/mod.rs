@@ -575,7 +575,7 @@ impl Agent for LlmAgent {
 /// cut to [`MAX_TOOL_OUTPUT_BYTES`] with a note.
 fn answer(id: String, outcome: &ToolOutcome) -> ToolAnswer {
     let (content, is_error) = match outcome {
-        ToolOutcome::Ok { value } => (value.to_string(), false),
+        ToolOutcome::Ok { value, .. } => (value.to_string(), false),
         ToolOutcome::Error { message } => (format!("error: {message}"), true),
     };
     ToolAnswer {
@@ -692,9 +692,7 @@ mod tests {
         );
         let big = answer(
             "c".into(),
-            &ToolOutcome::Ok {
-                value: Value::String("x".repeat(100_000)),
-            },
+            &ToolOutcome::ok(Value::String("x".repeat(100_000))),
         );
         assert!(big.content.len() < MAX_TOOL_OUTPUT_BYTES + 300);
         assert!(

@@ -161,8 +161,7 @@ pub fn run(
         return error("the turn has no time left to run a command".into());
     }
     match shell.run_at(command, workspace, entry, &limits) {
-        Ok(out) => ToolOutcome::Ok {
-            value: json!({
+        Ok(out) => ToolOutcome::ok(json!({
                 "exit_code": out.exit_code,
                 "signal": out.signal,
                 "stdout": out.stdout.text,
@@ -173,8 +172,7 @@ pub fn run(
                 "limit": out.limit.map(|l| l.name()),
                 "wall_ms": u64::try_from(out.wall.as_millis()).unwrap_or(u64::MAX),
                 "note": out.note(),
-            }),
-        },
+        })),
         Err(e) => error(format!("the command was not run: {e}")),
     }
 }
@@ -236,7 +234,7 @@ mod tests {
             None,
             left,
         ) {
-            ToolOutcome::Ok { value } => {
+            ToolOutcome::Ok { value, .. } => {
                 assert_eq!(value["exit_code"], 4);
                 assert_eq!(value["stdout"], "hi\n");
                 assert_eq!(value["limit"], Value::Null);

@@ -172,7 +172,7 @@ fn files_read_of_a_self_referencing_pdf_is_a_tool_error_and_the_world_goes_on() 
         other => panic!("expected a tool error, got {other:?}"),
     }
     assert!(
-        matches!(&outcome.1, ToolOutcome::Ok { value } if value.to_string().contains("notes")),
+        matches!(&outcome.1, ToolOutcome::Ok { value, .. } if value.to_string().contains("notes")),
         "{:?}",
         outcome.1
     );
@@ -359,7 +359,7 @@ fn held_hostile_files_given_to_the_editing_and_converting_tools() {
         for (name, args) in calls {
             match tool(&mut w, name, args) {
                 ToolOutcome::Error { message } => messages.push(message),
-                ToolOutcome::Ok { value } => panic!("{name} accepted a hostile file: {value}"),
+                ToolOutcome::Ok { value, .. } => panic!("{name} accepted a hostile file: {value}"),
             }
         }
         // The world goes on, and nothing was written.

@@ -29,7 +29,7 @@ fn mkfifo(path: &Path) {
 fn error_of(outcome: ToolOutcome) -> String {
     match outcome {
         ToolOutcome::Error { message } => message,
-        ToolOutcome::Ok { value } => panic!("expected a refusal, got {value}"),
+        ToolOutcome::Ok { value, .. } => panic!("expected a refusal, got {value}"),
     }
 }
 
@@ -55,12 +55,12 @@ fn files_read_of_a_fifo_is_refused_without_blocking() {
     );
     // files_search skips it and still finds the real file.
     match out.1 {
-        ToolOutcome::Ok { value } => assert!(value.to_string().contains("notes.md"), "{value}"),
+        ToolOutcome::Ok { value, .. } => assert!(value.to_string().contains("notes.md"), "{value}"),
         ToolOutcome::Error { message } => panic!("files_search failed: {message}"),
     }
     // files_list shows it for what it is.
     match out.2 {
-        ToolOutcome::Ok { value } => {
+        ToolOutcome::Ok { value, .. } => {
             let s = value.to_string();
             assert!(s.contains("answer.md") && s.contains("special"), "{s}");
         }

@@ -64,14 +64,14 @@ merge_request = { repo = "fw", state = "merged" }
 
 fn ok(w: &mut World, tool: &str, args: Value) -> Value {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => value,
+        ToolOutcome::Ok { value, .. } => value,
         ToolOutcome::Error { message } => panic!("{tool} failed: {message}"),
     }
 }
 
 fn call(w: &mut World, tool: &str, args: Value) -> Result<Value, String> {
     match w.call_tool(Actor::Agent, tool, &args) {
-        ToolOutcome::Ok { value } => Ok(value),
+        ToolOutcome::Ok { value, .. } => Ok(value),
         ToolOutcome::Error { message } => Err(message),
     }
 }

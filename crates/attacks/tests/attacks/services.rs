@@ -119,14 +119,14 @@ fn world() -> (tempfile::TempDir, World) {
 
 fn ok_as(w: &mut World, actor: Actor, tool: &str, args: Value) -> Value {
     match w.call_tool(actor, tool, &args) {
-        ToolOutcome::Ok { value } => value,
+        ToolOutcome::Ok { value, .. } => value,
         ToolOutcome::Error { message } => panic!("{tool} failed: {message}"),
     }
 }
 
 fn err_as(w: &mut World, actor: Actor, tool: &str, args: Value) -> String {
     match w.call_tool(actor, tool, &args) {
-        ToolOutcome::Ok { value } => panic!("{tool} should be refused, got {value}"),
+        ToolOutcome::Ok { value, .. } => panic!("{tool} should be refused, got {value}"),
         ToolOutcome::Error { message } => message,
     }
 }

@@ -418,7 +418,7 @@ mod tests {
             kind: bureau_core::trajectory::StepKind::ToolCall {
                 tool: tool.into(),
                 args,
-                outcome: ToolOutcome::Ok { value: json!({}) },
+                outcome: ToolOutcome::ok(json!({})),
             },
         }
     }
