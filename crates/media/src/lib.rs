@@ -20,6 +20,7 @@ pub mod limits;
 pub mod ocr;
 pub mod picture;
 pub mod present;
+pub mod render;
 pub mod scan;
 pub mod video;
 
