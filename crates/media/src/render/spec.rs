@@ -883,3 +883,200 @@ impl MediaSpec {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(src: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("media.toml");
+        match MediaSpec::parse(&path, src) {
+            Ok(_) => Vec::new(),
+            Err(e) => {
+                e.0.iter()
+                    .map(|e| {
+                        // Relative to the spec, so the messages compare.
+                        e.to_string()
+                            .replace(&dir.path().display().to_string(), "DIR")
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    #[test]
+    fn a_good_spec_reads_with_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("media.toml");
+        let spec = MediaSpec::parse(
+            &path,
+            "[[image]]\nout = \"./a/r.jpg\"\ntemplate = \"receipt\"\nlines = [\"x\"]\nrotate = 2.5\n\n[[scan]]\nout = \"s.pdf\"\n[[scan.page]]\ntemplate = \"document\"\ntitle = \"T\"\n",
+        )
+        .unwrap();
+        assert_eq!(spec.seed, 1);
+        assert_eq!(spec.dir, dir.path());
+        assert_eq!(spec.images[0].out, "a/r.jpg");
+        assert_eq!(spec.images[0].encoding, Encoding::Jpeg(85));
+        assert_eq!(spec.images[0].picture.photo.rotate, 2.5);
+        // Scan pages get a scanner's light blur and grain unless they say otherwise.
+        assert_eq!(spec.scans[0].pages[0].photo.blur, 0.5);
+        assert_eq!(spec.outputs(), ["a/r.jpg", "s.pdf"]);
+    }
+
+    #[test]
+    fn bad_input_is_named_with_its_line_and_what_to_do() {
+        let e = errors(
+            "seed = 1\n\
+             [[image]]\n\
+             out = \"../outside.jpg\"\n\
+             template = \"reciept\"\n\
+             lines = [\"a\"]\n\
+             [[image]]\n\
+             out = \"/etc/x.png\"\n\
+             template = \"note\"\n\
+             lines = []\n\
+             [[image]]\n\
+             out = \"big.png\"\n\
+             template = \"note\"\n\
+             lines = [\"a\"]\n\
+             width = 100000\n\
+             rotate = 400\n\
+             [[chart]]\n\
+             out = \"c.gif\"\n\
+             kind = \"pie\"\n\
+             labels = [\"a\"]\n\
+             values = [1.0, 2.0]\n",
+        );
+        let all = e.join("\n");
+        assert!(all.contains("DIR/media.toml:3:7: `out = \"../outside.jpg\"`: `..` would leave the spec's directory"), "{all}");
+        assert!(
+            all.contains(
+                "DIR/media.toml:4:12: unknown template \"reciept\" — did you mean \"receipt\"?"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:7:7: `out = \"/etc/x.png\"`: an absolute path"),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:9:9: `lines` is empty and there is no title"),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:14:9: `width = 100000` is outside 200..=4000"),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:15:10: rotate = 400 is outside -45..=45"),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "media.toml:17:7: `out = \"c.gif\"`: a chart is written as .png or .jpg or .jpeg"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:18:8: unknown chart kind \"pie\" — use \"bar\" or \"line\""),
+            "{all}"
+        );
+        assert!(
+            all.contains("media.toml:19:10: 1 labels for 2 values — give one label a value"),
+            "{all}"
+        );
+        // Sorted by line.
+        let lines: Vec<usize> = e
+            .iter()
+            .map(|l| l.split(':').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
+    }
+
+    #[test]
+    fn unknown_keys_syntax_errors_and_empty_specs_are_located() {
+        let e = errors("[[image]]\nout = \"a.png\"\ntemplate = \"note\"\ncolour = \"red\"\n");
+        assert_eq!(e.len(), 1);
+        assert!(
+            e[0].starts_with("DIR/media.toml:4:1: unknown field `colour`"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("docs/media.md"), "{e:?}");
+        let e = errors("[[image]\n");
+        assert!(e[0].starts_with("DIR/media.toml:1:"), "{e:?}");
+        let e = errors("seed = 3\n");
+        assert!(e[0].contains("the spec makes nothing"), "{e:?}");
+    }
+
+    #[test]
+    fn pages_frames_and_outputs_are_capped() {
+        let mut src = String::from("[[scan]]\nout = \"s.pdf\"\n");
+        for _ in 0..=MAX_PAGES {
+            src.push_str("[[scan.page]]\ntemplate = \"document\"\ntitle = \"x\"\n");
+        }
+        let e = errors(&src).join("\n");
+        assert!(
+            e.contains(&format!(
+                "the scan has {} pages — give it 1 to {MAX_PAGES}",
+                MAX_PAGES + 1
+            )),
+            "{e}"
+        );
+        let e = errors("[[video]]\nout = \"v.mp4\"\nseconds_per_frame = 60\n[[video.frame]]\ntemplate = \"note\"\ntitle = \"a\"\nout = \"x.png\"\n").join("\n");
+        assert!(e.contains("a video frame has no `out` of its own"), "{e}");
+        let mut src = String::from("[[video]]\nout = \"v.mp4\"\nseconds_per_frame = 60\n");
+        for _ in 0..11 {
+            src.push_str("[[video.frame]]\ntemplate = \"note\"\ntitle = \"a\"\n");
+        }
+        assert!(
+            errors(&src)
+                .join("\n")
+                .contains("the video would last 660 s")
+        );
+        let e = errors("[[image]]\nout = \"a.png\"\ntemplate = \"note\"\ntitle = \"a\"\n[[image]]\nout = \"./a.png\"\ntemplate = \"note\"\ntitle = \"b\"\n").join("\n");
+        assert!(
+            e.contains("media.toml:6:7: `a.png` is written twice"),
+            "{e}"
+        );
+        let long = "x".repeat(MAX_LINE_CHARS_TEST + 1);
+        let e = errors(&format!(
+            "[[image]]\nout = \"a.png\"\ntemplate = \"note\"\nlines = [\"{long}\"]\n"
+        ))
+        .join("\n");
+        assert!(e.contains("line 1 is 401 characters, more than 400"), "{e}");
+    }
+
+    const MAX_LINE_CHARS_TEST: usize = super::super::MAX_LINE_CHARS;
+
+    #[test]
+    fn mail_checks_addresses_dates_and_attachments() {
+        let e = errors(
+            "[[mail]]\nout = \"m.eml\"\nfrom = \"not an address\"\nto = \"a@b.test\"\ndate = \"yesterday\"\nattachments = [\"nowhere.wav\", \"../x\"]\n",
+        )
+        .join("\n");
+        assert!(
+            e.contains("media.toml:3:8: \"not an address\" is not a mail address"),
+            "{e}"
+        );
+        assert!(
+            e.contains("media.toml:5:8: \"yesterday\" is not an RFC 3339 date"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`nowhere.wav` is neither an output of this spec nor a file beside it"),
+            "{e}"
+        );
+        assert!(e.contains("attachment \"../x\": `..` would leave"), "{e}");
+    }
+
+    #[test]
+    fn relative_paths_stay_inside() {
+        assert_eq!(relative_path("./a//b.png").unwrap(), "a/b.png");
+        assert!(relative_path("a/../../b").is_err());
+        assert!(relative_path("/abs").is_err());
+        assert!(relative_path("").is_err());
+        assert!(relative_path(".").is_err());
+        assert!(relative_path("a\\b").is_err());
+    }
+}
