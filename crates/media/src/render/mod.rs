@@ -266,3 +266,4 @@ impl Rng {
         lo + (hi - lo) * self.unit()
     }
 }
+
