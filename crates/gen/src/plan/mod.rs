@@ -5,6 +5,7 @@
 //! `stories` (the storylines that plant facts), `evidence` (the storyline of photographed
 //! and scanned media), `fillers` (names of filler files); the plan itself and rendering here.
 
+mod evidence;
 mod fillers;
 mod folders;
 mod layout;
@@ -159,6 +160,15 @@ pub(crate) fn plan(spec: &GenSpec, c: &Company) -> Plan {
         if plan.files.len() + 12 > spec.files {
             break;
         }
+    }
+    // Evidence media (photos, scans, charts): one set per ~2,000 files, at most four — they
+    // take longer to draw than any other file.
+    for k in 0..(spec.files / 2_000).clamp(1, 4) {
+        if plan.files.len() + evidence::FILES + 12 > spec.files {
+            break;
+        }
+        let mut r = Rng::new(spec.seed, &format!("evidence/{k}"));
+        evidence::evidence(&mut plan, c, lay, k, &mut r, me);
     }
     // Fillers: one of every type first (coverage), then by the persona's weights.
     let remaining = spec.files.saturating_sub(plan.files.len());

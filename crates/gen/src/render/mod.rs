@@ -19,6 +19,7 @@ mod archives;
 mod documents;
 mod images;
 mod mail;
+mod media;
 mod tables;
 
 use archives::*;
@@ -26,6 +27,7 @@ use documents::*;
 pub(crate) use documents::{tex_table, xml_escape};
 use images::*;
 use mail::*;
+use media::*;
 use tables::*;
 
 /// What a renderer knows about the file besides its body.
@@ -64,6 +66,7 @@ pub(crate) fn render(
         Body::Events(e) => Ok(ics(e, c).into_bytes()),
         Body::Contacts(p) => Ok(vcf(p, c).into_bytes()),
         Body::Filler => filler_as(ty, c, f, rng),
+        Body::Media(m) => media_as(id, m, f, rng),
     }
 }
 

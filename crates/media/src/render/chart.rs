@@ -142,6 +142,7 @@ pub fn render_chart(c: &Chart) -> Result<RgbImage, RenderError> {
     let title_t = Type::new(Face::Bold, base * 1.5)?;
     let text = Type::new(Face::Sans, base)?;
     let small = Type::new(Face::Sans, base * 0.9)?;
+    let value_t = Type::new(Face::Bold, base * 1.2)?;
     let ink = Rgb([34, 34, 40]);
     let grid = Rgb([225, 227, 232]);
     let mut img = RgbImage::from_pixel(w, h, Rgb([255, 255, 255]));
@@ -177,7 +178,7 @@ pub fn render_chart(c: &Chart) -> Result<RgbImage, RenderError> {
         small.draw(&mut img, pad, top + 4, ink, &c.y_label);
         top += small.line_height() as i32 + 4;
     }
-    top += text.line_height() as i32; // room for the values above the bars
+    top += (base * 1.2 * 1.3) as i32; // room for the values above the bars
     let left = pad + tick_w as i32 + 10;
     let right = w as i32 - pad;
     let x_label_h = if c.x_label.is_empty() {
@@ -244,11 +245,11 @@ pub fn render_chart(c: &Chart) -> Result<RgbImage, RenderError> {
             }
         }
         let vy = if *v >= 0.0 {
-            y as i32 - text.line_height() as i32 - 2
+            y as i32 - value_t.line_height() as i32 - 2
         } else {
             y as i32 + 4
         };
-        text.draw_centred(&mut img, cx as i32, vy, ink, &value);
+        value_t.draw_centred(&mut img, cx as i32, vy, ink, &value);
         let shown = fit(&small, label, slot as u32);
         small.draw_centred(&mut img, cx as i32, bottom + 8, ink, &shown);
     }

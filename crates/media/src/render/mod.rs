@@ -266,4 +266,3 @@ impl Rng {
         lo + (hi - lo) * self.unit()
     }
 }
-

@@ -1,5 +1,5 @@
 //! Scans: pictures as the pages of an image-only PDF, as a scanner writes them — one
-//! greyscale JPEG a page at 150 dpi, no text layer (the PDF writer is
+//! greyscale JPEG a page, A4 wide, no text layer (the PDF writer is
 //! [`bureau_formats::office::images_to_pdf`]).
 
 use bureau_formats::office::{PageImage, images_to_pdf};
@@ -8,8 +8,8 @@ use image::DynamicImage;
 use super::photo::{Encoding, encode};
 use super::{MAX_PAGES, Picture, RenderError};
 
-/// The resolution pages are scanned at: an A4 document page (1240 pixels wide) is A4.
-pub const SCAN_DPI: f64 = 150.0;
+/// The width of a scanned page in inches (A4): a page 1240 pixels wide is scanned at 150 dpi.
+pub const PAGE_INCHES: f64 = 8.27;
 
 /// A PDF of `pages`, page N drawn with the key `<key>#<N>`; `quality` is the JPEG quality.
 pub fn scan_pdf(
@@ -43,5 +43,12 @@ pub fn scan_pdf(
         });
     }
     let title = key.rsplit('/').next().unwrap_or(key);
-    Ok(images_to_pdf(title, &out, SCAN_DPI))
+    let widest = out
+        .iter()
+        .map(|p| match p {
+            PageImage::Jpeg { width, .. } | PageImage::Pixels { width, .. } => *width,
+        })
+        .max()
+        .unwrap_or(1240);
+    Ok(images_to_pdf(title, &out, f64::from(widest) / PAGE_INCHES))
 }
