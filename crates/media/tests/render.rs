@@ -241,3 +241,98 @@ fn tesseract_reads_the_key_text_of_a_scanned_page() {
         assert!(text.contains(key), "{key:?} not read in {text:?}");
     }
 }
+
+#[test]
+fn voicemails_and_clips_are_made_by_espeak_and_ffmpeg_and_checked_for_their_duration() {
+    for program in ["espeak-ng", "ffmpeg", "ffprobe"] {
+        if bureau_media::external::find(program).is_none() {
+            eprintln!(
+                "{program} is not on PATH (apt-get install espeak-ng ffmpeg): audio and video not tested"
+            );
+            return;
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = spec_in(
+        tmp.path(),
+        r##"
+[[audio]]
+out = "turns/2/voicemail.wav"
+text = "Hi, it's Marek from Kessler. The delivery moves to Thursday at ten thirty."
+
+[[video]]
+out = "world/files/walk.mp4"
+seconds_per_frame = 2
+width = 640
+height = 360
+[[video.frame]]
+template = "whiteboard"
+title = "Site walk"
+lines = ["Rack B4 damaged"]
+[[video.frame]]
+template = "note"
+lines = ["Forklift 2 out of service"]
+
+[[mail]]
+out = "turns/2/voicemail.eml"
+from = "Voicemail <voicemail@pbx.example.com>"
+to = "anna@brightwater.test"
+subject = "New voicemail"
+date = "2026-03-05T09:12:00+01:00"
+attachments = ["turns/2/voicemail.wav"]
+"##,
+    );
+    render_all(&spec, |_| {}).unwrap();
+    let wav = std::fs::read(tmp.path().join("turns/2/voicemail.wav")).unwrap();
+    let info = bureau_media::audio::for_agent("voicemail.wav", &wav, bureau_media::MediaType::Wav)
+        .unwrap()
+        .info;
+    assert!(info.duration_seconds.unwrap() > 2.0, "{info:?}");
+    let mp4 = std::fs::read(tmp.path().join("world/files/walk.mp4")).unwrap();
+    let probe = bureau_media::external::probe("walk.mp4", &mp4).unwrap();
+    assert_eq!((probe.width, probe.height), (Some(640), Some(360)));
+    let secs = probe.duration_seconds.unwrap();
+    assert!((secs - 4.0).abs() < 0.3, "two frames of 2 s, got {secs} s");
+    // Both frames are shown: the picture at 1 s is not the one at 3 s.
+    let frame_at = |t: &str| {
+        let out = std::process::Command::new("ffmpeg")
+            .args(["-loglevel", "error", "-ss", t, "-i"])
+            .arg(tmp.path().join("world/files/walk.mp4"))
+            .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            .output()
+            .unwrap();
+        out.stdout
+    };
+    let (a, b) = (frame_at("1"), frame_at("3"));
+    let differ = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x.abs_diff(**y) > 40)
+        .count();
+    assert!(
+        differ > a.len() / 10,
+        "the two frames look alike ({differ} of {} pixels differ)",
+        a.len()
+    );
+    // The mail carries the voicemail.
+    let eml = std::fs::read(tmp.path().join("turns/2/voicemail.eml")).unwrap();
+    let mail = bureau_formats::mail::parse_eml(&eml).unwrap();
+    assert_eq!(mail.attachments[0].content_type, "audio/wav");
+    assert_eq!(mail.attachments[0].data, wav);
+    // --check: present with a duration; the mail byte for byte.
+    let checked = check_all(&spec).unwrap();
+    assert!(checked.iter().all(Checked::ok), "{checked:?}");
+    assert!(
+        checked.iter().any(
+            |c| matches!(c, Checked::Playable { seconds, .. } if (*seconds - 4.0).abs() < 0.3)
+        )
+    );
+    std::fs::write(tmp.path().join("world/files/walk.mp4"), b"not a video").unwrap();
+    let checked = check_all(&spec).unwrap();
+    assert!(
+        checked
+            .iter()
+            .any(|c| matches!(c, Checked::Unreadable { out, .. } if out == "world/files/walk.mp4")),
+        "{checked:?}"
+    );
+}

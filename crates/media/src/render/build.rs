@@ -436,33 +436,34 @@ fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
             path: std::env::temp_dir(),
             error,
         })?;
-    let mut list = String::from("ffconcat version 1.0\n");
+    let (w, h) = (v.width, v.height);
     for (i, f) in v.frames.iter().enumerate() {
-        let name = format!("frame{:04}.png", i + 1);
         let img = f
             .render(spec.seed, &format!("{}#{}", v.out, i + 1))
             .map_err(render_err(&v.out))?;
-        let png = super::encode(&DynamicImage::ImageRgb8(img), super::Encoding::Png)
+        // Every frame the clip's size (ffmpeg drops frames whose size changes mid-stream):
+        // fitted and centred on black.
+        let scale = (w as f32 / img.width() as f32).min(h as f32 / img.height() as f32);
+        let (fw, fh) = (
+            ((img.width() as f32 * scale).round() as u32).clamp(1, w),
+            ((img.height() as f32 * scale).round() as u32).clamp(1, h),
+        );
+        let fitted = image::imageops::resize(&img, fw, fh, image::imageops::FilterType::Triangle);
+        let mut frame = image::RgbImage::new(w, h);
+        image::imageops::replace(
+            &mut frame,
+            &fitted,
+            i64::from((w - fw) / 2),
+            i64::from((h - fh) / 2),
+        );
+        let png = super::encode(&DynamicImage::ImageRgb8(frame), super::Encoding::Png)
             .map_err(render_err(&v.out))?;
-        let path = dir.path().join(&name);
+        let path = dir.path().join(format!("frame{:04}.png", i + 1));
         std::fs::write(&path, png).map_err(|error| BuildError::Io { path, error })?;
-        list.push_str(&format!(
-            "file '{name}'\nduration {}\n",
-            v.seconds_per_frame
-        ));
     }
-    // The concat demuxer shows the last file for its duration only when it is listed again.
-    list.push_str(&format!("file 'frame{:04}.png'\n", v.frames.len()));
-    let list_path = dir.path().join("frames.txt");
-    std::fs::write(&list_path, list).map_err(|error| BuildError::Io {
-        path: list_path.clone(),
-        error,
-    })?;
     let out_path = dir.path().join("video.mp4");
-    let (w, h) = (v.width, v.height);
-    let filter = format!(
-        "scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}:(ow-iw)/2:(oh-ih)/2:color=black,fps=5,format=yuv420p"
-    );
+    let rate = format!("1/{}", v.seconds_per_frame);
+    let pattern = dir.path().join("frame%04d.png");
     run(
         &ffmpeg,
         &[
@@ -470,14 +471,12 @@ fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
             "-loglevel",
             "error",
             "-y",
-            "-f",
-            "concat",
-            "-safe",
-            "0",
+            "-framerate",
+            &rate,
             "-i",
-            &list_path.to_string_lossy(),
+            &pattern.to_string_lossy(),
             "-vf",
-            &filter,
+            "fps=5,format=yuv420p",
             "-c:v",
             "libx264",
             "-preset",

@@ -332,12 +332,12 @@ impl Loader {
             .map(|l| l.get_ref().clone())
             .unwrap_or_default();
         if let Some(l) = &r.lines
-            && l.get_ref().is_empty()
+            && l.get_ref().iter().all(|x| x.trim().is_empty())
             && r.title.trim().is_empty()
         {
             self.err(
                 l.span(),
-                "`lines` is empty and there is no title: the picture would say nothing",
+                "`lines` is empty (or blank) and there is no title: the picture would say nothing",
                 "give the lines of text the picture shows",
             );
         }
