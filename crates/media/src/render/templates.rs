@@ -807,4 +807,40 @@ mod tests {
         assert_eq!(all.len(), 44);
         assert_eq!(code39('a'), None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Any template at any width from the smallest up, with any text (empty lines, long
+        /// words, non-Latin letters, a signature, a barcode where allowed): drawn without a
+        /// panic, or refused with a reason; the same input twice gives the same pixels.
+        #[test]
+        fn any_picture_draws_or_is_refused_and_draws_the_same_twice(
+            t in 0usize..6,
+            width in proptest::sample::select(vec![200u32, 201, 257, 333, 480, 777]),
+            title in "[ -~äöüßłø中文]{0,30}",
+            lines in proptest::collection::vec("[ -~äöüß€]{0,60}", 0..6),
+            photo in proptest::bool::ANY,
+        ) {
+            let template = Template::ALL[t];
+            let mut p = Picture::new(template, &title, &[]);
+            p.lines = lines;
+            p.width = Some(width);
+            if template == Template::Document {
+                p.signature = Some("A. N. Other".into());
+            }
+            if template == Template::Label {
+                p.barcode = Some("AB-12".into());
+            }
+            if photo {
+                p.photo = crate::render::Photo { rotate: -3.0, blur: 0.6, noise: 0.05, perspective: 0.3, lighting: 0.2 };
+            }
+            match p.render(3, "x.jpg") {
+                Ok(a) => {
+                    proptest::prop_assert!(a.width() >= width);
+                    proptest::prop_assert_eq!(a, p.render(3, "x.jpg").unwrap());
+                }
+                Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
 }
