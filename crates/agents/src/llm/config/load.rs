@@ -263,6 +263,37 @@ fn llm_agent(
             ok = false;
         }
     }
+    let mut modalities = Modalities::default();
+    if let Some(m) = &raw.modalities {
+        modalities = Modalities {
+            image: false,
+            audio: false,
+        };
+        let mut text = false;
+        for name in m.get_ref() {
+            match name.as_str() {
+                "text" => text = true,
+                "image" => modalities.image = true,
+                "audio" => modalities.audio = true,
+                other => {
+                    l.err(
+                        m.span(),
+                        format!("unknown modality `{other}`"),
+                        format!("use some of: {}", Modalities::NAMES.join(", ")),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        if !text {
+            l.err(
+                m.span(),
+                "`modalities` leaves out \"text\"",
+                "every model Bureau drives takes text: list \"text\" first, e.g. [\"text\", \"image\"]",
+            );
+            ok = false;
+        }
+    }
     if let Some(m) = &raw.max_output_tokens
         && *m.get_ref() == 0
     {
@@ -433,6 +464,7 @@ fn llm_agent(
     def.retry = retry;
     def.price = price;
     def.extra_body = extra_body;
+    def.modalities = modalities;
     Some(def)
 }
 
@@ -475,6 +507,7 @@ fn harness_agent(
         ("retry", raw.retry.as_ref().map(|v| v.span())),
         ("extra_body", raw.extra_body.as_ref().map(|_| span.clone())),
         ("shell", raw.shell.as_ref().map(|v| v.span())),
+        ("modalities", raw.modalities.as_ref().map(|v| v.span())),
     ];
     for (key, at) in llm_keys {
         if let Some(at) = at {

@@ -9,6 +9,7 @@
 //! api_key_env = "OPENAI_API_KEY"           # optional
 //! temperature = 0
 //! max_output_tokens = 4096
+//! modalities = ["text", "image"]           # optional; "audio" too where the API takes it
 //! [agents.gpt-mini.limits]
 //! max_input_tokens = 2000000
 //! max_output_tokens = 200000
@@ -263,6 +264,58 @@ pub struct LlmDefinition {
     pub extra_body: serde_json::Map<String, Value>,
     /// The confined `shell_run` tool (`shell = false` turns it off).
     pub shell: ShellSettings,
+    /// What the model takes besides text (`modalities = ["text", "image"]` by default).
+    pub modalities: Modalities,
+}
+
+/// What a model takes as input besides text: pictures, sound. A tool result's media the model
+/// does not take are left out of the request, and the trajectory notes each time that
+/// happens; the model still gets the text description of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modalities {
+    pub image: bool,
+    pub audio: bool,
+}
+
+impl Default for Modalities {
+    /// Text and images: what current tool-calling models take. Audio must be declared.
+    fn default() -> Modalities {
+        Modalities {
+            image: true,
+            audio: false,
+        }
+    }
+}
+
+impl Modalities {
+    /// The names accepted in `modalities = [...]`.
+    pub const NAMES: &'static [&'static str] = &["text", "image", "audio"];
+
+    /// As the agents file writes it: `["text", "image"]`.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v = vec!["text"];
+        if self.image {
+            v.push("image");
+        }
+        if self.audio {
+            v.push("audio");
+        }
+        v
+    }
+
+    /// Whether the model takes media of `kind`.
+    pub fn takes(&self, kind: bureau_core::tool::MediaKind) -> bool {
+        match kind {
+            bureau_core::tool::MediaKind::Image => self.image,
+            bureau_core::tool::MediaKind::Audio => self.audio,
+        }
+    }
+}
+
+impl Serialize for Modalities {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(s)
+    }
 }
 
 impl LlmDefinition {
@@ -280,6 +333,7 @@ impl LlmDefinition {
             price: None,
             extra_body: serde_json::Map::new(),
             shell: ShellSettings::default(),
+            modalities: Modalities::default(),
         }
     }
 }

@@ -27,6 +27,7 @@ pub(super) struct RawAgent {
     pub(super) temperature: Option<Spanned<f64>>,
     pub(super) top_p: Option<Spanned<f64>>,
     pub(super) max_output_tokens: Option<Spanned<u32>>,
+    pub(super) modalities: Option<Spanned<Vec<String>>>,
     pub(super) seed: Option<i64>,
     pub(super) limits: Option<Spanned<RawLimits>>,
     pub(super) retry: Option<Spanned<RawRetry>>,
