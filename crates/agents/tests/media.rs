@@ -112,7 +112,10 @@ fn assert_kept_once(out: &Path, task: &str, agent: &str, bytes: &[u8]) {
     );
     use base64::Engine as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
-    assert!(!raw.contains(&encoded[..64]), "the trajectory holds the picture's base64");
+    assert!(
+        !raw.contains(&encoded[..64]),
+        "the trajectory holds the picture's base64"
+    );
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {

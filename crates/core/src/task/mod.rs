@@ -40,7 +40,7 @@ use load::Loader;
 
 /// The services a task may declare in `apps`.
 pub const KNOWN_APPS: &[&str] = &[
-    "files", "mail", "calendar", "chat", "kb", "sheets", "tracker", "code",
+    "files", "mail", "calendar", "chat", "kb", "sheets", "tracker", "code", "ocr",
 ];
 
 #[derive(
