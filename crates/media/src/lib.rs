@@ -12,6 +12,7 @@
 //! Depends on `core` (the [`Media`](bureau_core::tool::Media) type), `formats` (PDF text, to
 //! tell a scan from a text PDF) and `isolate`.
 
+pub mod analyze;
 pub mod audio;
 pub mod external;
 pub mod isolated;
