@@ -19,6 +19,7 @@ pub mod isolated;
 pub mod kind;
 pub mod limits;
 pub mod ocr;
+pub mod pages;
 pub mod picture;
 pub mod present;
 pub mod scan;
