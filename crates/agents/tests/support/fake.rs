@@ -552,9 +552,30 @@ fn check_openai(key: Option<&str>, req: &Received) -> Result<(), String> {
             ));
         }
         match role {
-            "system" | "user" => {
+            "system" => {
                 if !m["content"].is_string() {
                     return Err(format!("messages[{i}]: content must be a string"));
+                }
+            }
+            // A string, or a list of text and image parts (images as `data:` URIs here).
+            "user" => {
+                if let Some(parts) = m["content"].as_array() {
+                    for p in parts {
+                        let ok = match p["type"].as_str() {
+                            Some("text") => p["text"].is_string(),
+                            Some("image_url") => p["image_url"]["url"].as_str().is_some_and(|u| {
+                                u.starts_with("data:image/") && u.contains(";base64,")
+                            }),
+                            _ => false,
+                        };
+                        if !ok {
+                            return Err(format!("messages[{i}]: invalid content part {p}"));
+                        }
+                    }
+                } else if !m["content"].is_string() {
+                    return Err(format!(
+                        "messages[{i}]: content must be a string or a list of parts"
+                    ));
                 }
             }
             "assistant" => {
@@ -664,6 +685,22 @@ fn check_anthropic(key: Option<&str>, req: &Received) -> Result<(), String> {
                             if !open.is_empty() {
                                 return Err(format!(
                                     "messages[{i}]: tool_result blocks must come first, before text (open: {open:?})"
+                                ));
+                            }
+                        }
+                        Some("image") => {
+                            let src = &b["source"];
+                            let media = src["media_type"].as_str().unwrap_or("");
+                            if src["type"] != "base64"
+                                || !["image/png", "image/jpeg", "image/gif", "image/webp"]
+                                    .contains(&media)
+                                || src["data"].as_str().is_none_or(str::is_empty)
+                            {
+                                return Err(format!("messages[{i}]: invalid image block {b}"));
+                            }
+                            if !open.is_empty() {
+                                return Err(format!(
+                                    "messages[{i}]: tool_result blocks must come first, before images (open: {open:?})"
                                 ));
                             }
                         }
