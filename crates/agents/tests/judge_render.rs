@@ -211,3 +211,37 @@ fn rendered_pages_reach_an_openai_judge_as_image_url_parts_and_rescoring_is_a_ca
 fn rendered_pages_reach_an_anthropic_judge_as_image_blocks_and_rescoring_is_a_cache_hit() {
     judged_by(Wire::Anthropic);
 }
+
+#[test]
+fn a_judge_configured_text_only_is_not_sent_pages_and_the_item_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let task = rendered_task(&d.path().join("task"));
+    let server = FakeServer::start(Wire::OpenAi, Some(SECRET), vec![]);
+    let file = write_agents_file(
+        d.path(),
+        &format!(
+            "[agents.grader]\nkind = \"llm\"\nmodel = \"openai:gpt-3.5-turbo\"\nmodalities = [\"text\"]\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+            server.base_url()
+        ),
+    );
+    let catalog = catalog(&file);
+    let out = d.path().join("run");
+    let mut config = RunConfig::new(
+        vec![task.display().to_string()],
+        vec!["oracle".into()],
+        out.clone(),
+    );
+    config.quiet = true;
+    config.retries = 0;
+    config.judge = Some("grader".into());
+    let judge = JudgeEntry::make(&catalog, "grader", &out).unwrap();
+    run_judged(&config, &|s| catalog.make(s), Some(&judge)).unwrap();
+    let v = verdict(&out);
+    assert_eq!(v.status, VerdictStatus::Error, "{v:?}");
+    let detail = v.detail.unwrap();
+    assert!(
+        detail.contains("configured without image input") && detail.contains("vision model"),
+        "{detail}"
+    );
+    assert!(server.received().is_empty(), "no request was made");
+}

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use bureau_core::tool::{ToolOutcome, ToolSpec};
+use bureau_core::tool::{MediaKind, ToolOutcome, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -90,11 +90,20 @@ pub(crate) fn mcp_tool(spec: &ToolSpec) -> Tool {
 }
 
 /// A tool outcome as an MCP tool result: the JSON as structured content plus a readable
-/// text rendering; an error is `isError: true` with the message as text.
+/// text rendering and the media as image / audio content; an error is `isError: true` with the message as text.
 pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
     match outcome {
-        ToolOutcome::Ok { value, .. } => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(render_text(&value))]);
+        ToolOutcome::Ok { value, media } => {
+            // The text first, then each picture or sound as MCP image / audio content (the
+            // text describes them, for a client that shows only text).
+            let mut content = vec![ContentBlock::text(render_text(&value))];
+            for m in media {
+                content.push(match m.kind {
+                    MediaKind::Image => ContentBlock::image(m.data, m.mime_type),
+                    MediaKind::Audio => ContentBlock::audio(m.data, m.mime_type),
+                });
+            }
+            let mut result = CallToolResult::success(content);
             // MCP's structured content is a JSON object; world tools always return one.
             result.structured_content = Some(match value {
                 Value::Object(_) => value,

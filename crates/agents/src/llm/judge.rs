@@ -77,6 +77,13 @@ impl Judge for LlmJudge {
     ) -> Result<(String, ModelTokens), String> {
         let def = &self.agent.def;
         let provider = def.model.provider;
+        if !images.is_empty() && !def.modalities.image {
+            return Err(format!(
+                "this item's judge_render pages must be seen, and the judge {} is configured without image input (modalities = {:?}); judge it with a vision model",
+                def.model,
+                def.modalities.names()
+            ));
+        }
         let messages = match provider {
             Provider::OpenAi => {
                 let mut m = openai::start(system);
