@@ -159,6 +159,9 @@ fn phash(rgb: &RgbImage) -> String {
     h.as_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Samples of a colour box or cluster, and the sums of their red, green and blue.
+type Tally = (u64, [u64; 3]);
+
 fn dominant_colours(rgb: &RgbImage) -> Vec<Colour> {
     let (w, h) = crate::picture::fit(rgb.width(), rgb.height(), COLOUR_SAMPLE_SIDE);
     let sample = if (w, h) == rgb.dimensions() {
@@ -167,7 +170,7 @@ fn dominant_colours(rgb: &RgbImage) -> Vec<Colour> {
         image::imageops::resize(rgb, w, h, image::imageops::FilterType::Nearest)
     };
     // Box → (samples, sum of r, g, b).
-    let mut boxes: BTreeMap<(u8, u8, u8), (u64, [u64; 3])> = BTreeMap::new();
+    let mut boxes: BTreeMap<(u8, u8, u8), Tally> = BTreeMap::new();
     for p in sample.pixels() {
         let [r, g, b] = p.0;
         let e = boxes.entry((r >> 5, g >> 5, b >> 5)).or_insert((0, [0; 3]));
@@ -177,7 +180,7 @@ fn dominant_colours(rgb: &RgbImage) -> Vec<Colour> {
         e.1[2] += u64::from(b);
     }
     let total: u64 = boxes.values().map(|(n, _)| n).sum();
-    let mut ordered: Vec<((u8, u8, u8), (u64, [u64; 3]))> = boxes.into_iter().collect();
+    let mut ordered: Vec<((u8, u8, u8), Tally)> = boxes.into_iter().collect();
     // Largest first; equal counts in box order (the map's order), so the result is total.
     ordered.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
     let mean = |n: u64, s: &[u64; 3]| -> [f64; 3] {
@@ -187,7 +190,7 @@ fn dominant_colours(rgb: &RgbImage) -> Vec<Colour> {
             s[2] as f64 / n as f64,
         ]
     };
-    let mut clusters: Vec<(u64, [u64; 3])> = Vec::new();
+    let mut clusters: Vec<Tally> = Vec::new();
     for (_, (n, sum)) in ordered {
         let m = mean(n, &sum);
         match clusters
@@ -196,8 +199,8 @@ fn dominant_colours(rgb: &RgbImage) -> Vec<Colour> {
         {
             Some(c) => {
                 c.0 += n;
-                for i in 0..3 {
-                    c.1[i] += sum[i];
+                for (total, add) in c.1.iter_mut().zip(sum) {
+                    *total += add;
                 }
             }
             None => clusters.push((n, sum)),
