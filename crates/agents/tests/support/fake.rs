@@ -737,6 +737,23 @@ fn check_anthropic(key: Option<&str>, req: &Received) -> Result<(), String> {
                                 ));
                             }
                         }
+                        Some("image") => {
+                            let src = &b["source"];
+                            let media = src["media_type"].as_str().unwrap_or("");
+                            if src["type"] != "base64"
+                                || !["image/png", "image/jpeg", "image/gif", "image/webp"]
+                                    .contains(&media)
+                            {
+                                return Err(format!("messages[{i}]: invalid image block {b}"));
+                            }
+                            b64(src["data"].as_str().unwrap_or(""))
+                                .map_err(|e| format!("messages[{i}]: {e}"))?;
+                            if !open.is_empty() {
+                                return Err(format!(
+                                    "messages[{i}]: tool_result blocks must come first, before images (open: {open:?})"
+                                ));
+                            }
+                        }
                         _ => return Err(format!("messages[{i}]: unexpected block {b}")),
                     }
                 }
