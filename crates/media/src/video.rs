@@ -71,6 +71,7 @@ pub fn for_agent(file: &str, bytes: &[u8], _t: MediaType) -> Result<AgentVideo, 
         "taking key frames of a video",
         "apt-get install ffmpeg",
     )?;
+    let format = crate::external::demuxer(file, bytes)?;
     let (dir, input) = stage(bytes, "")?;
     let input = input.to_string_lossy().into_owned();
     // Scaled down to fit, never up.
@@ -91,6 +92,10 @@ pub fn for_agent(file: &str, bytes: &[u8], _t: MediaType) -> Result<AgentVideo, 
                 "1",
                 "-ss",
                 &at_arg,
+                "-protocol_whitelist",
+                "file",
+                "-f",
+                format,
                 "-i",
                 &input,
                 "-frames:v",
