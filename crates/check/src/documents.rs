@@ -22,7 +22,11 @@ use starlark::values::{Heap, Value};
 use crate::globals::{ctx, fail};
 
 /// The bytes of a workspace file, or a check error naming the function.
-fn bytes(f: &str, path: &str, eval: &Evaluator<'_, '_, '_>) -> starlark::Result<Vec<u8>> {
+pub(crate) fn bytes(
+    f: &str,
+    path: &str,
+    eval: &Evaluator<'_, '_, '_>,
+) -> starlark::Result<Vec<u8>> {
     if let Some(rel) = path.strip_prefix(crate::reference::PREFIX) {
         return crate::reference::read(ctx(eval)?.task, rel)
             .or_else(|e| fail(format!("{f}(\"{path}\"): {e}")));
@@ -40,7 +44,7 @@ fn bytes(f: &str, path: &str, eval: &Evaluator<'_, '_, '_>) -> starlark::Result<
 }
 
 /// JSON to Starlark: objects become structs, arrays lists.
-fn to_value<'v>(heap: Heap<'v>, v: &J) -> Value<'v> {
+pub(crate) fn to_value<'v>(heap: Heap<'v>, v: &J) -> Value<'v> {
     match v {
         J::Object(m) => heap.alloc(AllocStruct(
             m.iter()

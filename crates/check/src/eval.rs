@@ -43,8 +43,10 @@
 //! `contains(haystack, needle)` (case- and whitespace-insensitive, numbers by value),
 //! `contains_all(haystack, [needles])`, `date(iso)` (a struct `year, month, day, hour, minute,
 //! weekday` (0 = Monday), `iso` in the task time zone; local times are read in that zone) and
-//! `minutes_between(a, b)` (float, negative if `b` is earlier). The standard library adds
-//! `struct`, `json`, `map`, `filter`, `partial` and `set`.
+//! `minutes_between(a, b)` (float, negative if `b` is earlier). Document and image readers:
+//! `docx`, `pptx`, `pdf`, `read_text` ([`crate::documents`]), `xlsx`, `image`,
+//! `pdf_page_image`, `image_distance`, `colour_distance` (`images.rs`). The standard library
+//! adds `struct`, `json`, `map`, `filter`, `partial` and `set`.
 
 use bureau_core::task::{Evaluator as ItemEvaluator, RubricItem, Task};
 use bureau_core::trajectory::Step;

@@ -55,6 +55,7 @@ pub(crate) fn helpers() -> &'static Globals {
         ])
         .with(helper_functions)
         .with(crate::documents::document_functions)
+        .with(crate::images::image_functions)
         .with(crate::sheets_view::sheet_functions)
         .with(crate::code_view::code_functions)
         .build()

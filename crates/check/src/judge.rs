@@ -14,8 +14,11 @@
 //! * a judge API failure after its retries → `error` (the item's score is unknown);
 //! * no judge configured → `error`, saying how to configure one.
 //!
-//! Answers are cached by the hash of (model, prompt): re-scoring a run with the same judge
-//! model gives the same verdicts without calling the model again.
+//! Answers are cached by the hash of (model, prompt) — and, for an item with `judge_render`,
+//! of the page images shown ([`seeing_hash`]): re-scoring a run with the same judge model
+//! gives the same verdicts without calling the model again. Rendered pages are cached beside
+//! the answers ([`Judge::page_cache`], see [`crate::judge_pages`]), so a re-scoring neither
+//! renders again nor sees different pages.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,7 +26,7 @@ use std::sync::Mutex;
 
 use bureau_core::result::ModelTokens;
 use bureau_core::task::{JudgeSpec, RubricItem, Task};
-use bureau_core::tool::ToolOutcome;
+use bureau_core::tool::{Media, ToolOutcome};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_core::verdict::{JudgeErrorType, JudgeRecord, VerdictStatus};
 use bureau_world::World;
@@ -64,6 +67,31 @@ pub trait Judge: Send + Sync {
         self.complete(system, user)
             .map(|a| (a, ModelTokens::default()))
     }
+    /// [`Judge::complete_counted`] with images shown after the user message (the rendered
+    /// pages of `judge_render`, in order). A judge that cannot be shown images (the default)
+    /// fails when there are any.
+    fn complete_seeing(
+        &self,
+        system: &str,
+        user: &str,
+        images: &[Media],
+    ) -> Result<(String, ModelTokens), String> {
+        if images.is_empty() {
+            return self.complete_counted(system, user);
+        }
+        Err(format!(
+            "the judge {} cannot be shown images, and this item's `judge_render` pages must be seen; use a vision-capable judge model",
+            self.model()
+        ))
+    }
+    /// [`Judge::was_cached`] for [`Judge::complete_seeing`].
+    fn was_cached_seeing(&self, system: &str, user: &str, images: &[Media]) -> bool {
+        images.is_empty() && self.was_cached(system, user)
+    }
+    /// Where pages rendered for this judge are kept (`None`: rendered every time).
+    fn page_cache(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// The judge's answer, parsed.
@@ -81,6 +109,23 @@ pub fn prompt_hash(model: &str, system: &str, user: &str) -> String {
     for part in [model, system, user] {
         h.update(&(part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// [`prompt_hash`] extended with the images shown (their MIME types and blake3 digests, in
+/// order); equal to [`prompt_hash`] when there are none, so text-only items keep their keys.
+pub fn seeing_hash(model: &str, system: &str, user: &str, images: &[Media]) -> String {
+    if images.is_empty() {
+        return prompt_hash(model, system, user);
+    }
+    let mut h = blake3::Hasher::new();
+    h.update(prompt_hash(model, system, user).as_bytes());
+    for m in images {
+        for part in [m.mime_type.as_str(), m.blake3.as_str()] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
     }
     h.finalize().to_hex().to_string()
 }
@@ -303,17 +348,23 @@ pub(crate) fn run_judge(
             None,
         );
     };
-    let user = judge_prompt(task, world, trajectory, item, spec);
+    let mut user = judge_prompt(task, world, trajectory, item, spec);
+    let pages = match crate::judge_pages::pages_for(world, spec, judge.page_cache()) {
+        Ok(p) => p,
+        Err(e) => return (VerdictStatus::Error, Some(e), None),
+    };
+    user.push_str(&pages.section);
+    let images = pages.images;
     let model = judge.model();
-    let hash = prompt_hash(&model, JUDGE_SYSTEM, &user);
-    match judge.complete(JUDGE_SYSTEM, &user) {
+    let hash = seeing_hash(&model, JUDGE_SYSTEM, &user, &images);
+    match judge.complete_seeing(JUDGE_SYSTEM, &user, &images) {
         Err(e) => (
             VerdictStatus::Error,
             Some(format!("the judge ({model}) failed: {e}")),
             None,
         ),
-        Ok(text) => {
-            let cached = judge.was_cached(JUDGE_SYSTEM, &user);
+        Ok((text, _)) => {
+            let cached = judge.was_cached_seeing(JUDGE_SYSTEM, &user, &images);
             match parse_answer(&text) {
                 Ok(a) => {
                     let status = if a.passed {
@@ -409,14 +460,27 @@ impl<J: Judge> Judge for CachedJudge<J> {
     }
 
     fn complete_counted(&self, system: &str, user: &str) -> Result<(String, ModelTokens), String> {
-        let hash = prompt_hash(&self.inner.model(), system, user);
+        self.complete_seeing(system, user, &[])
+    }
+
+    fn complete_seeing(
+        &self,
+        system: &str,
+        user: &str,
+        images: &[Media],
+    ) -> Result<(String, ModelTokens), String> {
+        let hash = seeing_hash(&self.inner.model(), system, user, images);
         let path = self.dir.join(format!("{hash}.json"));
         if let Some(answer) = self.lookup(&path) {
             self.hits().insert(hash);
             return Ok((answer, ModelTokens::default()));
         }
         self.hits().remove(&hash);
-        let (answer, tokens) = self.inner.complete_counted(system, user)?;
+        let (answer, tokens) = if images.is_empty() {
+            self.inner.complete_counted(system, user)?
+        } else {
+            self.inner.complete_seeing(system, user, images)?
+        };
         let entry = CacheEntry {
             model: self.inner.model(),
             answer: answer.clone(),
@@ -434,8 +498,18 @@ impl<J: Judge> Judge for CachedJudge<J> {
     }
 
     fn was_cached(&self, system: &str, user: &str) -> bool {
+        self.was_cached_seeing(system, user, &[])
+    }
+
+    fn was_cached_seeing(&self, system: &str, user: &str, images: &[Media]) -> bool {
         self.hits()
-            .contains(&prompt_hash(&self.inner.model(), system, user))
+            .contains(&seeing_hash(&self.inner.model(), system, user, images))
+    }
+
+    /// `<cache>/pages/`: pages rendered for a judge are kept with its answers, so a
+    /// re-scoring shows the judge the very pages it saw (and the answer is a cache hit).
+    fn page_cache(&self) -> Option<PathBuf> {
+        Some(self.dir.join(crate::judge_pages::PAGE_CACHE))
     }
 }
 
@@ -489,6 +563,30 @@ mod tests {
             Some(JudgeErrorType::MissingContent)
         );
         assert_eq!(JudgeErrorType::parse("style"), None);
+    }
+
+    #[test]
+    fn the_seeing_hash_is_the_prompt_hash_without_images_and_follows_each_image() {
+        let img = |digest: &str| Media {
+            kind: bureau_core::tool::MediaKind::Image,
+            mime_type: "image/png".into(),
+            label: "p".into(),
+            data: String::new(),
+            bytes: 1,
+            blake3: digest.into(),
+        };
+        assert_eq!(seeing_hash("m", "s", "u", &[]), prompt_hash("m", "s", "u"));
+        let one = seeing_hash("m", "s", "u", &[img("aa")]);
+        assert_ne!(one, prompt_hash("m", "s", "u"));
+        assert_ne!(one, seeing_hash("m", "s", "u", &[img("ab")]));
+        assert_ne!(
+            seeing_hash("m", "s", "u", &[img("aa"), img("bb")]),
+            seeing_hash("m", "s", "u", &[img("bb"), img("aa")])
+        );
+        // The label is for people: it does not change the key.
+        let mut relabelled = img("aa");
+        relabelled.label = "other".into();
+        assert_eq!(one, seeing_hash("m", "s", "u", &[relabelled]));
     }
 
     #[test]

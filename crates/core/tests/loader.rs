@@ -436,6 +436,109 @@ fn service_predicates_load_and_are_checked() {
     );
 }
 
+#[test]
+fn the_image_predicate_loads_and_is_checked() {
+    let d = good_dir();
+    write(d.path(), "reference/logo.png", "a picture");
+    let src = GOOD.replacen(
+        "file_exists = \"b.md\"",
+        "image = { path = \"out/logo.png\", reference = \"logo.png\", max_distance = 10, width = 200, colours = [\"#d62728\", \"#fff\"] }",
+        1,
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    match &t.rubric[0].evaluator {
+        Evaluator::Predicate(Predicate::Image(f)) => {
+            assert_eq!(f.path, "out/logo.png");
+            assert_eq!(f.reference.as_deref(), Some("logo.png"));
+            assert_eq!(
+                (f.max_distance, f.width, f.height),
+                (Some(10), Some(200), None)
+            );
+            assert_eq!(f.colours, ["#d62728", "#fff"]);
+        }
+        other => panic!("expected image, got {other:?}"),
+    }
+    let cases = [
+        (
+            "image = { path = \"a.png\", reference = \"missing.png\" }",
+            "reference file reference/missing.png does not exist",
+        ),
+        (
+            "image = { path = \"a.png\", max_distance = 4 }",
+            "`max_distance` but no `reference`",
+        ),
+        (
+            "image = { path = \"a.png\", format = \"svg\" }",
+            "unknown image format `svg`",
+        ),
+        (
+            "image = { path = \"a.png\", page = 2 }",
+            "`a.png` is not a .pdf",
+        ),
+        ("image = { path = \"a.pdf\", page = 0 }", "`page` is 0"),
+        (
+            "image = { path = \"a.png\", colours = [\"red\"] }",
+            "`red` is not a colour",
+        ),
+        ("image = { path = \"../a.png\" }", "path `../a.png`"),
+        (
+            "image = { path = \"a.png\", colors = [\"#fff\"] }",
+            "did you mean `colours`",
+        ),
+    ];
+    for (to, want) in cases {
+        let e = error_for("file_exists = \"b.md\"", to);
+        assert!(e.contains(want), "{to}: {e}");
+        let line = line_of(&GOOD.replacen("file_exists = \"b.md\"", to, 1), to);
+        assert!(e.contains(&format!("task.toml:{line}:")), "{to}: {e}");
+    }
+}
+
+#[test]
+fn judge_render_takes_renderable_workspace_files() {
+    let d = good_dir();
+    let src = GOOD.replacen(
+        "file_exists = \"b.md\"",
+        "judge = \"The deck's title slide names the client.\"\njudge_render = [\"deliverables/deck.pptx\", \"out/report.PDF\", \"chart.png\"]",
+        1,
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    match &t.rubric[0].evaluator {
+        Evaluator::Judge(spec) => {
+            assert_eq!(
+                spec.render,
+                ["deliverables/deck.pptx", "out/report.PDF", "chart.png"]
+            );
+            assert!(spec.files.is_empty());
+        }
+        other => panic!("expected a judge, got {other:?}"),
+    }
+    let cases = [
+        (
+            "judge = \"x\"\njudge_render = [\"notes.md\"]",
+            "`notes.md` cannot be rendered to pages",
+        ),
+        (
+            "judge = \"x\"\njudge_render = []",
+            "`judge_render` is empty",
+        ),
+        (
+            "judge = \"x\"\njudge_render = [\"/etc/passwd.pdf\"]",
+            "path `/etc/passwd.pdf`",
+        ),
+        (
+            "file_exists = \"b.md\"\njudge_render = [\"a.pdf\"]",
+            "`judge_render` without `judge`",
+        ),
+    ];
+    for (to, want) in cases {
+        let e = error_for("file_exists = \"b.md\"", to);
+        assert!(e.contains(want), "{to}: {e}");
+    }
+}
+
 // --- file_deps and [outputs] (issue 5) ------------------------------------------------------
 
 #[test]

@@ -27,6 +27,7 @@ trial's endpoint lists the tools and makes two calls.
 It prints one JSON report on stdout and exits 0, or prints what failed on stderr and exits 1.
 """
 
+import base64
 import asyncio
 import json
 import sys
@@ -37,6 +38,10 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+
+# The spec file, for checks deep in the call plans.
+SPEC = {}
 
 
 class Failed(Exception):
@@ -89,6 +94,7 @@ PLAN = [
     ("mail_search", lambda s: {"query": "meeting"}),
     ("mail_read", lambda s: {"id": s["sent"]}),
     ("mail_mark_read", lambda s: {"id": s["sent"], "read": False}),
+    ("mail_read_attachment", lambda s: {"id": s["sent"], "filename": "readme.txt"}),
     ("mail_save_attachment", lambda s: {"id": s["sent"], "filename": "readme.txt", "path": "copy/readme.txt"}),
     ("mail_reply", lambda s: {"id": s["sent"], "body": "A note to self."}),
     ("mail_forward", lambda s: {"id": s["sent"], "to": ["carol@corp.test"], "body": "FYI"}),
@@ -155,6 +161,19 @@ async def call_every_tool(client, report):
             state["uid"] = result.structured_content["uid"]
         calls[name] = {"args": args, "structured": result.structured_content, "text": text}
     report["calls"] = calls
+    # Pictures and sounds come as MCP image / audio content beside the text, byte for byte.
+    media = []
+    for want in SPEC["media"]:
+        result = await client.call_tool("files_read", {"path": want["path"]})
+        parts = [c for c in result.content if getattr(c, "type", None) == want["type"]]
+        expect(len(parts) == 1, f"files_read {want['path']}: {len(parts)} {want['type']} parts in {result.content!r}")
+        expect(parts[0].mime_type == want["mime"], f"{want['path']}: mimeType {parts[0].mime_type}")
+        expect(base64.b64decode(parts[0].data) == base64.b64decode(want["data"]),
+               f"{want['path']}: the {want['type']} bytes differ from the file's")
+        expect(text_of(result).strip() != "", f"{want['path']}: no text description beside the media")
+        media.append({"path": want["path"], "type": want["type"], "mime": parts[0].mime_type,
+                      "bytes": len(base64.b64decode(parts[0].data))})
+    report["media"] = media
     errors = []
     for name, args in BAD_CALLS:
         result = await client.call_tool(name, args)
@@ -307,6 +326,7 @@ async def over_bridge(spec):
 async def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
+    SPEC.update(spec)
     report = {}
     report["stdio"] = await over_stdio(spec)
     report["http"] = await over_http(spec)

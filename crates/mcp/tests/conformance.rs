@@ -204,6 +204,23 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
     .unwrap();
     // A 2×2 PNG, for `files_image_to_pdf`.
     std::fs::write(task_dir.join("world/files/pixel.png"), PIXEL_PNG).unwrap();
+    // A one-second voicemail, for audio content.
+    let wav = {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 8000,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut out = Vec::new();
+        let mut w = hound::WavWriter::new(std::io::Cursor::new(&mut out), spec).unwrap();
+        for i in 0..8000i32 {
+            w.write_sample(((i % 40 - 20) * 400) as i16).unwrap();
+        }
+        w.finalize().unwrap();
+        out
+    };
+    std::fs::write(task_dir.join("world/files/voicemail.wav"), &wav).unwrap();
     // An invitation from someone else, for `calendar_respond` (only attendees answer).
     std::fs::create_dir_all(task_dir.join("world/calendar")).unwrap();
     std::fs::write(
@@ -223,6 +240,10 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
     let spec = json!({
         "world_tools": specs,
         "play_tools": PLAY_TOOLS,
+        "media": [
+            {"path": "pixel.png", "type": "image", "mime": "image/png", "data": b64(PIXEL_PNG)},
+            {"path": "voicemail.wav", "type": "audio", "mime": "audio/wav", "data": b64(&wav)},
+        ],
         "stdio": {
             "command": bureau,
             "args": ["mcp", "--task", task_dir, "--world-dir", dir.path().join("play")],
@@ -296,14 +317,16 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
     assert!(dir.path().join("play/verdicts.json").is_file());
 
     // Over HTTP the calls went through trial A's session into its trajectory and world log
-    // (the plan, the tool errors, one call in legacy mode, two through the bridge); trial B's
-    // world was never reached.
+    // (the plan, the media reads, the tool errors, one call in legacy mode, two through the
+    // bridge); trial B's world was never reached.
     let a_steps = a.recorder.steps();
     let errors = report["http"]["auto"]["tool_errors"]
         .as_array()
         .unwrap()
         .len();
-    let called = names.len() + errors + 1 + 2;
+    let media = report["http"]["auto"]["media"].as_array().unwrap().len();
+    assert_eq!(media, 2, "the image and the audio were read over HTTP");
+    let called = names.len() + media + errors + 1 + 2;
     assert_eq!(
         a_steps.len(),
         called,
@@ -366,4 +389,9 @@ fn the_official_python_sdk_lists_and_calls_every_tool_over_stdio_and_http() {
         a_steps.len(),
         "refused bridges made no calls"
     );
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }

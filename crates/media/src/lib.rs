@@ -8,16 +8,23 @@
 //! - **Programs found on PATH** ([`external`]): ffmpeg/ffprobe for video, tesseract for OCR
 //!   ([`ocr`]), each optional, each bounded for its whole process tree, each named in one line
 //!   when absent.
+//! - **Seen by checks** ([`analyze`]): format, size, colour type, a perceptual hash and the
+//!   dominant colours of a picture or of a PDF page's image.
+//! - **Seen by judges** ([`pages`]): deliverables rendered to page images (pdftoppm,
+//!   LibreOffice), bounded, cached by content hash.
 //!
 //! Depends on `core` (the [`Media`](bureau_core::tool::Media) type), `formats` (PDF text, to
-//! tell a scan from a text PDF) and `isolate`.
+//! tell a scan from a text PDF), `isolate`, and `shell` (its cgroups hold LibreOffice's
+//! process tree).
 
+pub mod analyze;
 pub mod audio;
 pub mod external;
 pub mod isolated;
 pub mod kind;
 pub mod limits;
 pub mod ocr;
+pub mod pages;
 pub mod picture;
 pub mod present;
 pub mod render;

@@ -67,6 +67,7 @@ pub(crate) fn build(
         log: Vec::new(),
         baseline: snapshot::Snapshot::empty(),
         memory: None,
+        media_out: Vec::new(),
         workspace_entry: None,
         base: None,
         replica: None,

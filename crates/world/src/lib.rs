@@ -82,6 +82,9 @@ pub struct World {
     /// The `memory` service: set by the run under `--context rag:..` for a task with a
     /// history; not state (read-only, not in snapshots), like the reply policy.
     memory: Option<memory::MemoryIndex>,
+    /// Media the running tool returns beside its value (see [`World::attach_media`]); taken
+    /// into the tool's outcome when it succeeds. Not state.
+    media_out: Vec<bureau_core::tool::Media>,
     // -- replica namespace entry --
     /// When the workspace is an overlay replica (`bureau-replica`), the handle that lets
     /// agent subprocesses (the confined shell, harness processes) run *inside* the replica's
@@ -208,6 +211,28 @@ impl World {
             };
         }
         tools::call(self, actor, name, args)
+    }
+
+    /// Give media (a picture, a page image, a sound) to the caller of the running tool, beside
+    /// its JSON value.
+    pub(crate) fn attach_media(&mut self, media: Vec<bureau_core::tool::Media>) {
+        self.media_out.extend(media);
+    }
+
+    /// Keep the bytes of the media a tool returned in the world's blob store (`blobs/<blake3>`,
+    /// where snapshots keep file contents), so that a trajectory, which records only their
+    /// digests, can be shown with its pictures later.
+    fn keep_media(&self, media: &[bureau_core::tool::Media]) {
+        let blobs = self.root.join("blobs");
+        for m in media {
+            let Some(bytes) = bureau_media::media_bytes(m) else {
+                continue;
+            };
+            // Best effort: a blob that cannot be written leaves the trajectory without that
+            // picture, never the agent without its answer.
+            let _ = std::fs::create_dir_all(&blobs);
+            let _ = snapshot::store_blob(&blobs, &m.blake3, &bytes);
+        }
     }
 
     pub fn root(&self) -> &Path {

@@ -194,7 +194,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, WorldError> {
     })
 }
 
-fn store_blob(blobs: &Path, hash: &str, data: &[u8]) -> Result<(), WorldError> {
+pub(crate) fn store_blob(blobs: &Path, hash: &str, data: &[u8]) -> Result<(), WorldError> {
     let blob = blobs.join(hash);
     if !blob.exists() {
         let tmp = blobs.join(format!("{hash}.tmp"));

@@ -37,6 +37,7 @@ struct Tool {
 const BASE: &[Tool] = &[
     files::LIST,
     files::READ,
+    files::OCR,
     files::WRITE,
     files::EDIT,
     files::MOVE,
@@ -51,6 +52,7 @@ const BASE: &[Tool] = &[
     mail::FORWARD,
     mail::MOVE,
     mail::MARK_READ,
+    mail::READ_ATTACHMENT,
     mail::SAVE_ATTACHMENT,
     calendar::LIST,
     calendar::CREATE,
@@ -76,9 +78,13 @@ fn all() -> impl Iterator<Item = &'static Tool> {
     SERVICES.iter().flat_map(|s| s.iter())
 }
 
-/// Whether tool `name` belongs to one of `apps` (`files` tools always; every tool when `apps`
-/// is empty).
+/// Whether tool `name` belongs to one of `apps`: `files` tools always, every tool when `apps`
+/// is empty — except `files_ocr`, offered only when `apps` names `ocr`.
 pub fn offered(name: &str, apps: &[String]) -> bool {
+    // OCR is an app of its own (OfficeBench has one): only offices that declare it offer it.
+    if name == files::OCR.name {
+        return apps.iter().any(|a| a == "ocr");
+    }
     if apps.is_empty() {
         return true;
     }
@@ -133,8 +139,14 @@ pub(crate) fn call(world: &mut World, actor: Actor, name: &str, args: &Value) ->
         Ok(None) => args,
         Err(message) => return ToolOutcome::Error { message },
     };
-    match (tool.run)(world, &actor, args) {
-        Ok(value) => ToolOutcome::ok(value),
+    world.media_out.clear();
+    let result = (tool.run)(world, &actor, args);
+    let media = std::mem::take(&mut world.media_out);
+    match result {
+        Ok(value) => {
+            world.keep_media(&media);
+            ToolOutcome::Ok { value, media }
+        }
         Err(message) => ToolOutcome::Error { message },
     }
 }

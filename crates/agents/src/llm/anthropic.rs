@@ -6,7 +6,7 @@
 //! prompt-cache breakpoint, so the tools and system prompt are read from the cache on every
 //! call after the first (when they are long enough for the model's cache minimum).
 
-use bureau_core::tool::ToolSpec;
+use bureau_core::tool::{Media, MediaKind, ToolSpec};
 use bureau_core::trajectory::ModelUsage;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -212,14 +212,44 @@ pub(crate) fn tool_results(answers: &[ToolAnswer]) -> Vec<Value> {
         content: answers
             .iter()
             .map(|a| {
-                to_value(&Block::ToolResult {
-                    tool_use_id: a.id.clone(),
-                    content: a.content.clone(),
-                    is_error: a.is_error,
-                })
+                if a.media.is_empty() {
+                    return to_value(&Block::ToolResult {
+                        tool_use_id: a.id.clone(),
+                        content: a.content.clone(),
+                        is_error: a.is_error,
+                    });
+                }
+                // A result with pictures: its content is the text then one image block each.
+                let mut content = vec![json!({"type": "text", "text": a.content})];
+                for m in &a.media {
+                    content.push(json!({
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": m.mime_type, "data": m.data},
+                    }));
+                }
+                let mut block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": a.id,
+                    "content": content,
+                });
+                if a.is_error {
+                    block["is_error"] = json!(true);
+                }
+                block
             })
             .collect(),
     })]
+}
+
+/// Why the Messages API cannot take `m`, if it cannot.
+pub(crate) fn unsupported(m: &Media) -> Option<String> {
+    match m.kind {
+        MediaKind::Image => match m.mime_type.as_str() {
+            "image/png" | "image/jpeg" | "image/gif" | "image/webp" => None,
+            other => Some(format!("the API takes no {other} images")),
+        },
+        MediaKind::Audio => Some("the Anthropic Messages API takes no audio".to_string()),
+    }
 }
 
 /// `x-api-key` (when there is a key) and `anthropic-version`.
@@ -305,6 +335,7 @@ mod tests {
             id: "toolu_1".into(),
             content: "no such file".into(),
             is_error: true,
+            media: Vec::new(),
         }]);
         assert_eq!(
             results,

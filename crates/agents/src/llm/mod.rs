@@ -39,12 +39,12 @@ use bureau_core::task::Task;
 use bureau_core::tool::{ToolOutcome, ToolSpec};
 use bureau_core::trajectory::{ModelCall, ModelRetry, ModelUsage, Step, StepKind};
 use reqwest::blocking::Client;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 pub use colleague::LlmColleagues;
 pub use config::{
-    AgentDef, AgentsFile, LlmDefinition, LlmLimits, ModelRef, Price, Provider, RetrySettings,
-    Sampling,
+    AgentDef, AgentsFile, LlmDefinition, LlmLimits, Modalities, ModelRef, Price, Provider,
+    RetrySettings, Sampling,
 };
 pub use embeddings::{EmbeddingsClient, EmbeddingsDefinition};
 pub use judge::LlmJudge;
@@ -94,6 +94,8 @@ pub(crate) struct ToolAnswer {
     pub id: String,
     pub content: String,
     pub is_error: bool,
+    /// Pictures and sounds of the result the model takes (see [`Modalities`]).
+    pub media: Vec<bureau_core::tool::Media>,
 }
 
 /// An API key: shown as `[redacted]` in debug output, never serialised.
@@ -267,6 +269,7 @@ impl LlmAgent {
     /// already holds. Returns (request, messages left out, tools left out).
     fn elide(&mut self, body: &Value) -> (Value, u64, bool) {
         let mut request = body.clone();
+        scrub_media(&mut request);
         let mut elided = 0;
         if let Some(Value::Array(messages)) = request.get_mut("messages") {
             let total = messages.len();
@@ -549,7 +552,21 @@ impl Agent for LlmAgent {
                     }
                 };
                 answers.push(match (outcome, &stopped) {
-                    (Some(outcome), _) => answer(id, &outcome),
+                    (Some(outcome), _) => {
+                        let (a, withheld) =
+                            answer(id, &outcome, self.def.modalities, self.provider());
+                        if !withheld.is_empty() {
+                            tools.note(json!({
+                                "media_not_sent": {
+                                    "tool_call": a.id,
+                                    "tool": call.name,
+                                    "media": withheld,
+                                    "modalities": self.def.modalities.names(),
+                                }
+                            }));
+                        }
+                        a
+                    }
                     (None, limit) => ToolAnswer {
                         id,
                         content: match limit {
@@ -557,6 +574,7 @@ impl Agent for LlmAgent {
                             None => "error: not run".into(),
                         },
                         is_error: true,
+                        media: Vec::new(),
                     },
                 });
             }
@@ -571,17 +589,93 @@ impl Agent for LlmAgent {
     }
 }
 
-/// The tool answer the model sees for `outcome`: the value as JSON text, or `error: <message>`;
-/// cut to [`MAX_TOOL_OUTPUT_BYTES`] with a note.
-fn answer(id: String, outcome: &ToolOutcome) -> ToolAnswer {
+/// The tool answer the model sees for `outcome`: the value as JSON text, or `error: <message>`,
+/// cut to [`MAX_TOOL_OUTPUT_BYTES`] with a note; and the media the model takes. Media it does
+/// not take (by its `modalities`, or because its API has no such input) are left out with a
+/// line saying so; their labels are returned for the trajectory.
+fn answer(
+    id: String,
+    outcome: &ToolOutcome,
+    modalities: Modalities,
+    provider: Provider,
+) -> (ToolAnswer, Vec<String>) {
     let (content, is_error) = match outcome {
         ToolOutcome::Ok { value, .. } => (value.to_string(), false),
         ToolOutcome::Error { message } => (format!("error: {message}"), true),
     };
-    ToolAnswer {
-        id,
-        content: truncate(content, MAX_TOOL_OUTPUT_BYTES),
-        is_error,
+    let mut content = truncate(content, MAX_TOOL_OUTPUT_BYTES);
+    let mut media = Vec::new();
+    let mut withheld = Vec::new();
+    for m in outcome.media() {
+        let why = if !modalities.takes(m.kind) {
+            Some(format!(
+                "this model is configured without {} input (modalities = {:?})",
+                m.kind.name(),
+                modalities.names()
+            ))
+        } else {
+            match provider {
+                Provider::OpenAi => openai::unsupported(m),
+                Provider::Anthropic => anthropic::unsupported(m),
+            }
+        };
+        match why {
+            None => media.push(m.clone()),
+            Some(why) => {
+                content.push_str(&format!(
+                    "\n[{} not shown: {why}; the description above is what there is]",
+                    m.label
+                ));
+                withheld.push(format!("{} ({}): {why}", m.label, m.mime_type));
+            }
+        }
+    }
+    (
+        ToolAnswer {
+            id,
+            content,
+            is_error,
+            media,
+        },
+        withheld,
+    )
+}
+
+/// Replace the base64 bytes of every picture and sound in a request body with
+/// `bureau-blob:<blake3>`, the name of the bytes in the trial's `world/blobs/`: trajectories
+/// record requests, and a picture's bytes are kept once, there.
+pub(crate) fn scrub_media(v: &mut Value) {
+    fn blob(data: &str) -> Option<String> {
+        let bytes =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data).ok()?;
+        Some(format!("bureau-blob:{}", blake3::hash(&bytes).to_hex()))
+    }
+    match v {
+        Value::Object(o) => {
+            // OpenAI: {"type": "image_url", "image_url": {"url": "data:<mime>;base64,<data>"}}
+            if let Some(Value::String(url)) = o.get_mut("url")
+                && let Some(rest) = url.strip_prefix("data:")
+                && let Some((_, data)) = rest.split_once(";base64,")
+                && let Some(b) = blob(data)
+            {
+                *url = b;
+            }
+            // Anthropic: {"type": "base64", "media_type": ..., "data": ...}; OpenAI audio:
+            // {"input_audio": {"data": ..., "format": ...}}.
+            let is_source =
+                o.get("type").and_then(Value::as_str) == Some("base64") || o.contains_key("format");
+            if is_source
+                && let Some(Value::String(data)) = o.get_mut("data")
+                && let Some(b) = blob(data)
+            {
+                *data = b;
+            }
+            for x in o.values_mut() {
+                scrub_media(x);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(scrub_media),
+        _ => {}
     }
 }
 
@@ -690,20 +784,24 @@ mod tests {
             cut.starts_with("éé\n[output truncated: it was 10 bytes, only the first 4"),
             "{cut}"
         );
-        let big = answer(
+        let (big, _) = answer(
             "c".into(),
             &ToolOutcome::ok(Value::String("x".repeat(100_000))),
+            Modalities::default(),
+            Provider::OpenAi,
         );
         assert!(big.content.len() < MAX_TOOL_OUTPUT_BYTES + 300);
         assert!(
             big.content
                 .contains("[output truncated: it was 100002 bytes")
         );
-        let err = answer(
+        let (err, _) = answer(
             "c".into(),
             &ToolOutcome::Error {
                 message: "no such file".into(),
             },
+            Modalities::default(),
+            Provider::Anthropic,
         );
         assert_eq!(
             (err.content.as_str(), err.is_error),

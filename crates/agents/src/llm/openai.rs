@@ -6,10 +6,10 @@
 //! call's `arguments` may be a JSON object instead of a string, its `id` may be missing, the
 //! `usage` block may be missing (counted as zero tokens), `content` may be a list of parts.
 
-use bureau_core::tool::ToolSpec;
+use bureau_core::tool::{Media, MediaKind, ToolSpec};
 use bureau_core::trajectory::ModelUsage;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{CallParams, Reply, ToolAnswer, ToolUse};
 
@@ -270,7 +270,7 @@ pub(crate) fn assistant(reply: &Reply) -> Value {
 
 /// One `tool` message per answer, in the order of the calls.
 pub(crate) fn tool_results(answers: &[ToolAnswer]) -> Vec<Value> {
-    answers
+    let mut out: Vec<Value> = answers
         .iter()
         .map(|a| {
             to_value(&Message::Tool {
@@ -278,7 +278,57 @@ pub(crate) fn tool_results(answers: &[ToolAnswer]) -> Vec<Value> {
                 content: a.content.clone(),
             })
         })
-        .collect()
+        .collect();
+    // A tool message holds text only: the pictures and sounds of the results follow in one
+    // user message, each after a line naming its tool call.
+    let mut parts = Vec::new();
+    for a in answers {
+        for m in &a.media {
+            parts.push(
+                json!({"type": "text", "text": format!("[{} from tool call {}]", m.label, a.id)}),
+            );
+            parts.push(match m.kind {
+                MediaKind::Image => json!({
+                    "type": "image_url",
+                    "image_url": {"url": format!("data:{};base64,{}", m.mime_type, m.data)},
+                }),
+                MediaKind::Audio => json!({
+                    "type": "input_audio",
+                    "input_audio": {"data": m.data, "format": audio_format(&m.mime_type).unwrap_or("wav")},
+                }),
+            });
+        }
+    }
+    if !parts.is_empty() {
+        out.push(json!({"role": "user", "content": parts}));
+    }
+    out
+}
+
+/// The `input_audio` format of a MIME type, if the API takes it.
+fn audio_format(mime: &str) -> Option<&'static str> {
+    match mime {
+        "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),
+        "audio/mpeg" | "audio/mp3" => Some("mp3"),
+        _ => None,
+    }
+}
+
+/// Why the chat completions API cannot take `m`, if it cannot.
+pub(crate) fn unsupported(m: &Media) -> Option<String> {
+    match m.kind {
+        MediaKind::Image => match m.mime_type.as_str() {
+            "image/png" | "image/jpeg" | "image/gif" | "image/webp" => None,
+            other => Some(format!("the API takes no {other} images")),
+        },
+        MediaKind::Audio => match audio_format(&m.mime_type) {
+            Some(_) => None,
+            None => Some(format!(
+                "the API takes audio as WAV or MP3 only, not {}",
+                m.mime_type
+            )),
+        },
+    }
 }
 
 /// `Authorization: Bearer <key>` when there is a key.

@@ -552,9 +552,44 @@ fn check_openai(key: Option<&str>, req: &Received) -> Result<(), String> {
             ));
         }
         match role {
-            "system" | "user" => {
+            "system" => {
                 if !m["content"].is_string() {
                     return Err(format!("messages[{i}]: content must be a string"));
+                }
+            }
+            // A user message: a string, or content parts (text, image_url, input_audio).
+            "user" => {
+                if !m["content"].is_string() {
+                    let parts = m["content"]
+                        .as_array()
+                        .ok_or(format!("messages[{i}]: content must be a string or parts"))?;
+                    for p in parts {
+                        match p["type"].as_str() {
+                            Some("text") if p["text"].is_string() => {}
+                            Some("image_url") => {
+                                let url = p["image_url"]["url"].as_str().unwrap_or("");
+                                let (mime, data) = url
+                                    .strip_prefix("data:")
+                                    .and_then(|r| r.split_once(";base64,"))
+                                    .ok_or(format!("messages[{i}]: image_url is no data URI"))?;
+                                if !["image/png", "image/jpeg", "image/gif", "image/webp"]
+                                    .contains(&mime)
+                                {
+                                    return Err(format!("messages[{i}]: unsupported image {mime}"));
+                                }
+                                b64(data).map_err(|e| format!("messages[{i}]: {e}"))?;
+                            }
+                            Some("input_audio") => {
+                                let a = &p["input_audio"];
+                                if !["wav", "mp3"].contains(&a["format"].as_str().unwrap_or("")) {
+                                    return Err(format!("messages[{i}]: bad audio format"));
+                                }
+                                b64(a["data"].as_str().unwrap_or(""))
+                                    .map_err(|e| format!("messages[{i}]: {e}"))?;
+                            }
+                            _ => return Err(format!("messages[{i}]: invalid content part {p}")),
+                        }
+                    }
                 }
             }
             "assistant" => {
@@ -653,6 +688,41 @@ fn check_anthropic(key: Option<&str>, req: &Received) -> Result<(), String> {
                 for b in content {
                     match b["type"].as_str() {
                         Some("tool_result") => {
+                            // Content: a string, or text and image blocks.
+                            if let Some(blocks) = b["content"].as_array() {
+                                for c in blocks {
+                                    match c["type"].as_str() {
+                                        Some("text") if c["text"].is_string() => {}
+                                        Some("image") => {
+                                            let s = &c["source"];
+                                            if s["type"] != "base64"
+                                                || ![
+                                                    "image/png",
+                                                    "image/jpeg",
+                                                    "image/gif",
+                                                    "image/webp",
+                                                ]
+                                                .contains(&s["media_type"].as_str().unwrap_or(""))
+                                            {
+                                                return Err(format!(
+                                                    "messages[{i}]: invalid image source {s}"
+                                                ));
+                                            }
+                                            b64(s["data"].as_str().unwrap_or(""))
+                                                .map_err(|e| format!("messages[{i}]: {e}"))?;
+                                        }
+                                        _ => {
+                                            return Err(format!(
+                                                "messages[{i}]: invalid tool_result content {c}"
+                                            ));
+                                        }
+                                    }
+                                }
+                            } else if !b["content"].is_string() {
+                                return Err(format!(
+                                    "messages[{i}]: tool_result content must be a string or blocks"
+                                ));
+                            }
                             let id = b["tool_use_id"].as_str().unwrap_or("");
                             if !open.remove(id) {
                                 return Err(format!(
@@ -667,6 +737,23 @@ fn check_anthropic(key: Option<&str>, req: &Received) -> Result<(), String> {
                                 ));
                             }
                         }
+                        Some("image") => {
+                            let src = &b["source"];
+                            let media = src["media_type"].as_str().unwrap_or("");
+                            if src["type"] != "base64"
+                                || !["image/png", "image/jpeg", "image/gif", "image/webp"]
+                                    .contains(&media)
+                            {
+                                return Err(format!("messages[{i}]: invalid image block {b}"));
+                            }
+                            b64(src["data"].as_str().unwrap_or(""))
+                                .map_err(|e| format!("messages[{i}]: {e}"))?;
+                            if !open.is_empty() {
+                                return Err(format!(
+                                    "messages[{i}]: tool_result blocks must come first, before images (open: {open:?})"
+                                ));
+                            }
+                        }
                         _ => return Err(format!("messages[{i}]: unexpected block {b}")),
                     }
                 }
@@ -675,4 +762,15 @@ fn check_anthropic(key: Option<&str>, req: &Received) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Base64 data as the APIs take it (standard alphabet, padded), decoded.
+pub fn b64(data: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    if data.is_empty() {
+        return Err("empty base64 data".into());
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| format!("invalid base64 data: {e}"))
 }

@@ -18,13 +18,15 @@ use crate::view::iso;
 
 mod chat;
 mod code;
+mod image;
 mod kb;
 mod sheets;
 mod tracker;
 
 /// Evaluate a built-in predicate against the world: `Passed` or `Failed` with a detail saying
-/// what matched or what was missing. Predicates never return `Error`: a missing or binary file
-/// is an agent outcome, not a broken check.
+/// what matched or what was missing. Predicates do not return `Error` for the agent's work: a
+/// missing or binary file is an agent outcome, not a broken check; only a broken task (an
+/// `image` predicate's unreadable reference picture) is an `Error`.
 pub fn eval_predicate(
     task: &Task,
     p: &Predicate,
@@ -59,6 +61,7 @@ pub fn eval_predicate(
         Predicate::MergeRequest(f) => code::merge_request(task, world, f),
         Predicate::RepoFileContains(f) => code::repo_file_contains(task, world, f),
         Predicate::FinalMessage { all, none } => final_message(world, trajectory, all, none),
+        Predicate::Image(f) => image::image(task, world, f),
     }
 }
 

@@ -84,6 +84,7 @@ pub(super) const TABLES: &[(&str, FieldList)] = &[
     ("rubric.merge_request", fields_of::<MergeRequestFilter>),
     ("rubric.repo_file_contains", fields_of::<RepoFileFilter>),
     ("rubric.final_message", fields_of::<RawFinalMessage>),
+    ("rubric.image", fields_of::<ImageFilter>),
 ];
 
 fn known_keys(path: &str) -> Option<&'static [&'static str]> {
@@ -247,7 +248,8 @@ mod tests {
         accepts_every_listed_key::<MergeRequestFilter>("rubric.merge_request");
         accepts_every_listed_key::<RepoFileFilter>("rubric.repo_file_contains");
         accepts_every_listed_key::<RawFinalMessage>("rubric.final_message");
-        assert_eq!(TABLES.len(), 24, "check a new table here too");
+        accepts_every_listed_key::<ImageFilter>("rubric.image");
+        assert_eq!(TABLES.len(), 25, "check a new table here too");
         // and a key not listed is refused by serde too (the lists are not too short)
         let e = toml::from_str::<User>("nmae = 0\n")
             .err()

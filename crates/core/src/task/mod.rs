@@ -40,7 +40,7 @@ use load::Loader;
 
 /// The services a task may declare in `apps`.
 pub const KNOWN_APPS: &[&str] = &[
-    "files", "mail", "calendar", "chat", "kb", "sheets", "tracker", "code",
+    "files", "mail", "calendar", "chat", "kb", "sheets", "tracker", "code", "ocr",
 ];
 
 #[derive(
@@ -539,6 +539,45 @@ pub struct RepoFileFilter {
     pub none: Vec<String>,
 }
 
+/// An image the agent produced — a picture file, or the image of a PDF page — is readable and
+/// matches what is given: format, size, dominant colours, and likeness to a reference picture
+/// (perceptual-hash distance). Evaluated by `bureau-check` with `bureau_media::analyze`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageFilter {
+    /// The workspace file.
+    pub path: String,
+    /// With a PDF: the 1-based page whose image is checked.
+    pub page: Option<u32>,
+    /// A picture of the task's `reference/` folder the image must look like.
+    pub reference: Option<String>,
+    /// Most bits the perceptual hashes of the image and `reference` may differ by (of 256;
+    /// default [`IMAGE_MAX_DISTANCE`]).
+    pub max_distance: Option<u32>,
+    /// `png`, `jpeg`, `gif`, `webp`, `bmp` or `tiff` (by the bytes).
+    pub format: Option<String>,
+    /// Exact width in pixels.
+    pub width: Option<u32>,
+    /// Exact height in pixels.
+    pub height: Option<u32>,
+    /// Colours (`#rrggbb`) each of which must be near a dominant colour of the image.
+    #[serde(default)]
+    pub colours: Vec<String>,
+}
+
+/// The default `max_distance` of the `image` predicate: bits of 256.
+pub const IMAGE_MAX_DISTANCE: u32 = 16;
+
+/// The image formats the `image` predicate names.
+pub const IMAGE_FORMATS: &[&str] = &["png", "jpeg", "gif", "webp", "bmp", "tiff"];
+
+/// The file extensions `judge_render` accepts: PDFs, office documents and HTML (through
+/// LibreOffice), pictures.
+pub const RENDERABLE: &[&str] = &[
+    "pdf", "docx", "doc", "odt", "rtf", "html", "htm", "xlsx", "xls", "ods", "pptx", "ppt", "odp",
+    "png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff",
+];
+
 /// The built-in predicates a rubric item can use instead of a Starlark check.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Predicate {
@@ -578,6 +617,7 @@ pub enum Predicate {
         all: Vec<String>,
         none: Vec<String>,
     },
+    Image(ImageFilter),
 }
 
 /// Every built-in predicate's key in `[[rubric]]`.
@@ -598,6 +638,7 @@ pub const PREDICATES: &[&str] = &[
     "merge_request",
     "repo_file_contains",
     "final_message",
+    "image",
 ];
 
 impl Predicate {
@@ -619,6 +660,7 @@ impl Predicate {
             Predicate::MergeRequest(_) => "merge_request",
             Predicate::RepoFileContains(_) => "repo_file_contains",
             Predicate::FinalMessage { .. } => "final_message",
+            Predicate::Image(_) => "image",
         }
     }
 }
@@ -635,14 +677,17 @@ pub enum Evaluator {
 }
 
 /// A rubric item judged by a model: the judge sees the task's prompts, the item, the files
-/// named in `files` (rendered to text; default: the files the agent created or changed) and a
-/// digest of the agent's trajectory.
+/// named in `files` (rendered to text; default: the files the agent created or changed), the
+/// page images of the files named in `render`, and a digest of the agent's trajectory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeSpec {
     /// What must be true, in plain words ("The reply declines to share the unit cost").
     pub proposition: String,
     /// Workspace files to show the judge; empty = the files the agent created or changed.
     pub files: Vec<String>,
+    /// Workspace files rendered to page images for the judge to look at (`judge_render`;
+    /// extensions in [`RENDERABLE`]).
+    pub render: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

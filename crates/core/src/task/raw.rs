@@ -118,6 +118,8 @@ pub(super) struct RawRubric {
     pub(super) final_message: Option<Spanned<RawFinalMessage>>,
     pub(super) judge: Option<Spanned<String>>,
     pub(super) judge_files: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) judge_render: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) image: Option<Spanned<ImageFilter>>,
 }
 
 pub(super) fn final_turn() -> Spanned<TurnRef> {

@@ -174,6 +174,139 @@ impl Loader {
         ok
     }
 
+    /// `judge_render`: workspace paths of files Bureau can render, at least one.
+    fn judge_render(&mut self, list: &Spanned<Vec<Spanned<String>>>) -> Option<Vec<String>> {
+        if list.get_ref().is_empty() {
+            self.err(
+                list.span(),
+                "`judge_render` is empty",
+                "name the deliverables the judge must look at, e.g. judge_render = [\"deliverables/deck.pptx\"], or remove it",
+            );
+            return None;
+        }
+        let mut ok = true;
+        let mut out = Vec::new();
+        for f in list.get_ref() {
+            let Some(p) = self.workspace_path(f) else {
+                ok = false;
+                continue;
+            };
+            let ext = p
+                .rsplit_once('.')
+                .map(|(_, e)| e.to_ascii_lowercase())
+                .unwrap_or_default();
+            if !RENDERABLE.contains(&ext.as_str()) {
+                self.err(
+                    f.span(),
+                    format!("`{p}` cannot be rendered to pages"),
+                    format!(
+                        "judge_render takes files ending in .{}; show other files as text with judge_files",
+                        RENDERABLE.join(", .")
+                    ),
+                );
+                ok = false;
+                continue;
+            }
+            out.push(p);
+        }
+        ok.then_some(out)
+    }
+
+    /// The `image` predicate: a workspace path, a reference picture that exists, sane bounds.
+    fn image_predicate(&mut self, f: &Spanned<ImageFilter>) -> bool {
+        let v = f.get_ref();
+        let span = f.span();
+        let mut ok = self
+            .workspace_path(&Spanned::new(span.clone(), v.path.clone()))
+            .is_some();
+        if let Some(page) = v.page {
+            if page == 0 {
+                self.err(span.clone(), "image `page` is 0", "pages count from 1");
+                ok = false;
+            }
+            if !v.path.to_ascii_lowercase().ends_with(".pdf") {
+                self.err(
+                    span.clone(),
+                    format!("image has `page` but `{}` is not a .pdf", v.path),
+                    "give `page` only with a PDF; a picture file is checked as it is",
+                );
+                ok = false;
+            }
+        }
+        match &v.reference {
+            Some(r) => match check_rel_path(r) {
+                Err(msg) => {
+                    self.err(
+                        span.clone(),
+                        format!("image `reference = \"{r}\"`: {msg}"),
+                        "name a file of the task's reference/ folder, relative to it",
+                    );
+                    ok = false;
+                }
+                Ok(()) if !self.dir.join("reference").join(r).is_file() => {
+                    self.err(
+                        span.clone(),
+                        format!("image reference file reference/{r} does not exist"),
+                        "put the expected picture in the task's reference/ folder, or fix `reference`",
+                    );
+                    ok = false;
+                }
+                Ok(()) => {}
+            },
+            None if v.max_distance.is_some() => {
+                self.err(
+                    span.clone(),
+                    "image has `max_distance` but no `reference`",
+                    "add reference = \"<picture in reference/>\" to compare against, or remove max_distance",
+                );
+                ok = false;
+            }
+            None => {}
+        }
+        if let Some(d) = v.max_distance
+            && d > 256
+        {
+            self.err(
+                span.clone(),
+                format!("image `max_distance` {d} is more than the hash's 256 bits"),
+                format!("use 0–256; {IMAGE_MAX_DISTANCE} (the default) allows a re-encoded or lightly changed copy"),
+            );
+            ok = false;
+        }
+        if let Some(fmt) = &v.format
+            && !IMAGE_FORMATS.contains(&fmt.as_str())
+        {
+            self.err(
+                span.clone(),
+                format!("unknown image format `{fmt}`"),
+                format!("use one of {}", IMAGE_FORMATS.join(", ")),
+            );
+            ok = false;
+        }
+        for (name, x) in [("width", v.width), ("height", v.height)] {
+            if x == Some(0) {
+                self.err(
+                    span.clone(),
+                    format!("image `{name}` is 0"),
+                    "give pixels ≥ 1",
+                );
+                ok = false;
+            }
+        }
+        for c in &v.colours {
+            let h = c.trim().trim_start_matches('#');
+            if !(matches!(h.len(), 3 | 6) && h.chars().all(|c| c.is_ascii_hexdigit())) {
+                self.err(
+                    span.clone(),
+                    format!("`{c}` is not a colour"),
+                    "write colours as #rrggbb, like #d62728",
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+
     pub(super) fn rubric_item(
         &mut self,
         item: Spanned<RawRubric>,
@@ -361,6 +494,13 @@ impl Loader {
             ));
         }
         ok &= self.service_predicates(&item, &mut evaluators);
+        if let Some(f) = &item.image {
+            ok &= self.image_predicate(f);
+            evaluators.push((
+                f.span(),
+                Evaluator::Predicate(Predicate::Image(f.get_ref().clone())),
+            ));
+        }
         if let Some(j) = &item.judge {
             if j.get_ref().trim().is_empty() {
                 self.err(
@@ -377,20 +517,36 @@ impl Loader {
                     None => ok = false,
                 }
             }
+            let render = match &item.judge_render {
+                Some(r) => self.judge_render(r),
+                None => Some(Vec::new()),
+            };
+            ok &= render.is_some();
             evaluators.push((
                 j.span(),
                 Evaluator::Judge(JudgeSpec {
                     proposition: j.get_ref().trim().to_string(),
                     files,
+                    render: render.unwrap_or_default(),
                 }),
             ));
-        } else if let Some(f) = &item.judge_files {
-            self.err(
-                f.span(),
-                "`judge_files` without `judge`",
-                "add judge = \"...\" or remove judge_files",
-            );
-            ok = false;
+        } else {
+            if let Some(f) = &item.judge_files {
+                self.err(
+                    f.span(),
+                    "`judge_files` without `judge`",
+                    "add judge = \"...\" or remove judge_files",
+                );
+                ok = false;
+            }
+            if let Some(f) = &item.judge_render {
+                self.err(
+                    f.span(),
+                    "`judge_render` without `judge`",
+                    "add judge = \"...\" (what the judge must see in the pages) or remove judge_render",
+                );
+                ok = false;
+            }
         }
         let (ev_span, evaluator) = match evaluators.len() {
             1 => evaluators.pop()?,

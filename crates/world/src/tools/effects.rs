@@ -49,6 +49,8 @@ pub const EFFECTS: &[(&str, Effect)] = &[
     // files
     ("files_list", Effect::Read),
     ("files_read", Effect::Read),
+    ("files_ocr", Effect::Read),
+    ("mail_read_attachment", Effect::Read),
     ("files_search", Effect::Read),
     ("files_write", Effect::Change),
     ("files_write_docx", Effect::Change),

@@ -29,7 +29,7 @@ pub(super) const LIST: Tool = Tool {
 };
 pub(super) const READ: Tool = Tool {
     name: "files_read",
-    description: "Read a file of the workspace. Text files come back as they are; office files (.docx, .pptx, .pdf, .xlsx, .eml, ...) as text with their structure (headings, lists, tables, slides, pages) and a `format` field. With blocks=true a .docx is shown as numbered blocks (`[3] ...`), the indices files_edit_docx takes.",
+    description: "Read a file of the workspace. Text files come back as they are; office files (.docx, .pptx, .pdf, .xlsx, .eml, ...) as text with their structure (headings, lists, tables, slides, pages) and a `format` field. Images come back as images, sounds as audio, a video as key frames, and the pages of a scanned PDF (pages with no text) as images, each with a short description (size, duration) and notes of anything cut to fit. With blocks=true a .docx is shown as numbered blocks (`[3] ...`), the indices files_edit_docx takes.",
     schema: || {
         schema(
             &[
@@ -45,6 +45,26 @@ pub(super) const READ: Tool = Tool {
         )
     },
     run: read,
+};
+pub(super) const OCR: Tool = Tool {
+    name: "files_ocr",
+    description: "Read the text in a picture or a scanned PDF of the workspace with OCR (tesseract). Offered only in offices with the `ocr` app.",
+    schema: || {
+        schema(
+            &[
+                (
+                    "path",
+                    string("Image or PDF path relative to the workspace"),
+                ),
+                (
+                    "lang",
+                    string("Tesseract language(s), e.g. eng, deu, eng+fra (default eng)"),
+                ),
+            ],
+            &["path"],
+        )
+    },
+    run: ocr,
 };
 pub(super) const WRITE: Tool = Tool {
     name: "files_write",
@@ -167,7 +187,7 @@ struct ReadArgs {
 fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     let a: ReadArgs = parse("files_read", args)?;
     let bytes = w.files.read_bytes(&a.path)?;
-    use bureau_formats::office::{Format, blocks_to_text, docx_blocks, render};
+    use bureau_formats::office::{Format, blocks_to_text, docx_blocks};
     let format = Format::detect(&a.path, &bytes);
     if a.blocks {
         if format != Format::Docx {
@@ -186,19 +206,70 @@ fn read(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
             "text": blocks_to_text(&blocks),
         }));
     }
-    // Spreadsheets (.csv and .tsv too) and binary office files (.docx, .pptx, .pdf, .xlsx, ...)
-    // come back as text with their structure: sheet names, cell coordinates, formulas.
-    if format == Format::Sheet || is_binary(&bytes) {
-        if format == Format::Text {
-            return Ok(json!({"path": a.path, "size": bytes.len(), "binary": true, "text": null}));
+    show(w, &a.path, &bytes, format)
+}
+
+/// What an agent is shown of the file `path` with contents `bytes` (a workspace file, a mail
+/// attachment): text as it is, office files as structured text, media as media.
+pub(super) fn show(
+    w: &mut World,
+    path: &str,
+    bytes: &[u8],
+    format: bureau_formats::office::Format,
+) -> ToolResult {
+    use bureau_formats::office::{Format, render};
+    // A PDF: its text, and the images of its pages that have no text layer (a scan).
+    if format == Format::Pdf {
+        let pdf = bureau_formats::office::read_pdf(path, bytes).map_err(|e| e.to_string())?;
+        let mut v =
+            json!({"path": path, "size": bytes.len(), "format": "pdf", "text": pdf.to_text()});
+        if let Some(p) =
+            bureau_media::present(path, bytes, Some(&pdf.pages)).map_err(|e| e.to_string())?
+        {
+            if let Value::Object(o) = &mut v {
+                for (k, x) in p.value(path, bytes.len()).as_object().into_iter().flatten() {
+                    o.entry(k.clone()).or_insert_with(|| x.clone());
+                }
+            }
+            w.attach_media(p.media);
         }
-        let r = render(&a.path, &bytes).map_err(|e| e.to_string())?;
+        return Ok(v);
+    }
+    // Pictures, sounds and videos come back as media beside a description.
+    if let Some(p) = bureau_media::present(path, bytes, None).map_err(|e| e.to_string())? {
+        let v = p.value(path, bytes.len());
+        w.attach_media(p.media);
+        return Ok(v);
+    }
+    // Spreadsheets (.csv and .tsv too) and binary office files (.docx, .pptx, .xlsx, ...)
+    // come back as text with their structure: sheet names, cell coordinates, formulas.
+    if format == Format::Sheet || is_binary(bytes) {
+        if format == Format::Text {
+            return Ok(json!({"path": path, "size": bytes.len(), "binary": true, "text": null}));
+        }
+        let r = render(path, bytes).map_err(|e| e.to_string())?;
         return Ok(
-            json!({"path": a.path, "size": bytes.len(), "format": r.format.name(), "text": r.text}),
+            json!({"path": path, "size": bytes.len(), "format": r.format.name(), "text": r.text}),
         );
     }
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    Ok(json!({"path": a.path, "size": bytes.len(), "text": text}))
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    Ok(json!({"path": path, "size": bytes.len(), "text": text}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OcrArgs {
+    path: String,
+    #[serde(default)]
+    lang: Option<String>,
+}
+
+fn ocr(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
+    let a: OcrArgs = parse("files_ocr", args)?;
+    let bytes = w.files.read_bytes(&a.path)?;
+    let lang = a.lang.as_deref().unwrap_or("eng");
+    let text = bureau_media::ocr::ocr(&a.path, &bytes, lang).map_err(|e| e.to_string())?;
+    Ok(json!({"path": a.path, "lang": lang, "text": text}))
 }
 
 #[derive(Deserialize)]

@@ -142,6 +142,20 @@ pub(super) const MARK_READ: Tool = Tool {
     },
     run: mark_read,
 };
+pub(super) const READ_ATTACHMENT: Tool = Tool {
+    name: "mail_read_attachment",
+    description: "Read an attachment of a message in place, as files_read reads a file: text, office files as structured text, images as images, audio as audio, scanned PDF pages as images.",
+    schema: || {
+        schema(
+            &[
+                ("id", string("Message id")),
+                ("filename", string("Attachment file name")),
+            ],
+            &["id", "filename"],
+        )
+    },
+    run: read_attachment,
+};
 pub(super) const SAVE_ATTACHMENT: Tool = Tool {
     name: "mail_save_attachment",
     description: "Save an attachment of a message into the workspace.",
@@ -730,10 +744,30 @@ struct SaveArgs {
     path: String,
 }
 
-fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
-    let a: SaveArgs = parse("mail_save_attachment", args)?;
-    let m = own(w, actor, &a.id)?;
-    let Some(att) = m.mail.attachments.iter().find(|x| x.filename == a.filename) else {
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadAttachmentArgs {
+    id: String,
+    filename: String,
+}
+
+fn read_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: ReadAttachmentArgs = parse("mail_read_attachment", args)?;
+    let data = attachment(w, actor, &a.id, &a.filename)?;
+    let format = bureau_formats::office::Format::detect(&a.filename, &data);
+    let mut v = super::files::show(w, &a.filename, &data, format)?;
+    if let Value::Object(o) = &mut v {
+        o.remove("path");
+        o.insert("message".into(), json!(a.id));
+        o.insert("filename".into(), json!(a.filename));
+    }
+    Ok(v)
+}
+
+/// The bytes of attachment `filename` of the acting person's message `id`.
+fn attachment(w: &World, actor: &Actor, id: &str, filename: &str) -> Result<Vec<u8>, String> {
+    let m = own(w, actor, id)?;
+    let Some(att) = m.mail.attachments.iter().find(|x| x.filename == filename) else {
         let names: Vec<&str> = m
             .mail
             .attachments
@@ -741,9 +775,7 @@ fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             .map(|x| x.filename.as_str())
             .collect();
         return Err(format!(
-            "message `{}` has no attachment `{}`; its attachments: {}",
-            a.id,
-            a.filename,
+            "message `{id}` has no attachment `{filename}`; its attachments: {}",
             if names.is_empty() {
                 "none".to_string()
             } else {
@@ -751,7 +783,12 @@ fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
             }
         ));
     };
-    let data = att.data.clone();
+    Ok(att.data.clone())
+}
+
+fn save_attachment(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
+    let a: SaveArgs = parse("mail_save_attachment", args)?;
+    let data = attachment(w, actor, &a.id, &a.filename)?;
     let created = w.files.write(&a.path, &data)?;
     w.record(
         actor.clone(),
