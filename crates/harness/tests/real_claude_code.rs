@@ -7,6 +7,8 @@
 
 #[path = "../../run/tests/common/mod.rs"]
 mod common;
+#[path = "support/real.rs"]
+mod real;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -378,4 +380,48 @@ fn a_call_claude_code_reports_but_bureau_never_received_is_recorded() {
         .filter_map(|s| s["tool"].as_str())
         .collect();
     assert_eq!(calls, ["files_write"]);
+}
+
+#[test]
+#[ignore = "runs the real Claude Code: .ci/run's harness step installs it"]
+fn claude_code_sees_a_photo_it_reads_over_mcp() {
+    let Some(_claude) = support::real_harness("claude", "claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let png = real::receipt_png();
+    std::fs::write(task.join("world/files/receipt.png"), &png).unwrap();
+    let script = json!([
+        call("files_read", json!({"path": "receipt.png"}), 100, 10),
+        text("I see the receipt.", 140, 7),
+        text("Nothing more.", 150, 5),
+    ]);
+    let server = ModelServer::start("anthropic", &script);
+    let trial = run_claude(&task, &server, tmp.path());
+    let steps = trajectory(&trial);
+    let calls: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["type"] == "tool_call")
+        .map(|s| s["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["files_read"], "{steps:#?}");
+    let conv = conversation(&server);
+    assert!(conv.len() >= 2, "{conv:#?}");
+    assert!(!real::carries_bytes(&conv[0]["body"], &png));
+    let body = &conv[1]["body"];
+    assert!(
+        real::carries_bytes(body, &png),
+        "Claude Code did not send the picture it got over MCP to its model: {}",
+        serde_json::to_string(&body["messages"])
+            .unwrap()
+            .chars()
+            .rev()
+            .take(3000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
+    );
 }

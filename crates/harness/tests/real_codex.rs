@@ -327,3 +327,48 @@ fn a_bureau_call_codex_refuses_is_noted_with_codexs_message() {
     );
     assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
 }
+
+#[test]
+#[ignore = "runs the real harness: .ci/run's harness step installs it"]
+fn codex_sees_a_photo_it_reads_over_mcp() {
+    if harness("codex", "codex").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("memo1");
+    write_one_turn_memo_task(&task);
+    let png = receipt_png();
+    std::fs::write(task.join("world/files/receipt.png"), &png).unwrap();
+    let server = ModelServer::start(
+        "responses",
+        &json!([
+            call("files_read", json!({"path": "receipt.png"}), 400, 100, 30),
+            text("I see the receipt.", 600, 400, 20),
+        ]),
+    );
+    let agents = agents_file(dir.path(), &server, None);
+    let out = dir.path().join("run");
+    run(&task, "cx", &out, &agents);
+    let trial = out.join("trials/memo1/cx/1");
+    let steps = lines(&trial.join("trajectory.jsonl"));
+    let tools: Vec<(&str, &str)> = of(&steps, "tool_call")
+        .map(|s| (s["tool"].as_str().unwrap(), s["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(tools, [("files_read", "ok")], "{steps:#?}");
+    let requests = model_requests(&server);
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert!(!carries_bytes(&requests[0], &png));
+    assert!(
+        carries_bytes(&requests[1], &png),
+        "Codex did not send the picture it got over MCP to its model: {}",
+        serde_json::to_string(&requests[1]["input"])
+            .unwrap()
+            .chars()
+            .rev()
+            .take(3000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
+    );
+}

@@ -97,6 +97,7 @@ pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
             // The text first, then each picture or sound as MCP image / audio content (the
             // text describes them, for a client that shows only text).
             let mut content = vec![ContentBlock::text(render_text(&value))];
+            let has_media = !media.is_empty();
             for m in media {
                 content.push(match m.kind {
                     MediaKind::Image => ContentBlock::image(m.data, m.mime_type),
@@ -104,6 +105,12 @@ pub(crate) fn tool_result(outcome: ToolOutcome) -> CallToolResult {
                 });
             }
             let mut result = CallToolResult::success(content);
+            if has_media {
+                // A result with media has no structured content: clients that prefer it to
+                // the content blocks (Codex CLI does) would drop the picture, and the text
+                // block already holds the same JSON.
+                return result;
+            }
             // MCP's structured content is a JSON object; world tools always return one.
             result.structured_content = Some(match value {
                 Value::Object(_) => value,
@@ -153,6 +160,42 @@ impl ServerHandler for Handler {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn media_come_as_image_and_audio_content_after_the_text_without_structured_content() {
+        let media = |kind, mime: &str| bureau_core::tool::Media {
+            kind,
+            mime_type: mime.into(),
+            label: "x".into(),
+            data: "AAAA".into(),
+            bytes: 3,
+            blake3: "h".into(),
+        };
+        let r = tool_result(ToolOutcome::Ok {
+            value: json!({"path": "vm.wav", "media": "audio"}),
+            media: vec![
+                media(MediaKind::Image, "image/png"),
+                media(MediaKind::Audio, "audio/wav"),
+            ],
+        });
+        assert_eq!(r.is_error, Some(false));
+        assert!(
+            r.content[0]
+                .as_text()
+                .unwrap()
+                .text
+                .contains("media: audio")
+        );
+        let image = r.content[1].as_image().unwrap();
+        assert_eq!(
+            (image.data.as_str(), image.mime_type.as_str()),
+            ("AAAA", "image/png")
+        );
+        let audio = r.content[2].as_audio().unwrap();
+        assert_eq!(audio.mime_type, "audio/wav");
+        // Clients that prefer structured content (Codex) would drop the media.
+        assert_eq!(r.structured_content, None);
+    }
 
     #[test]
     fn results_carry_the_json_and_a_readable_text() {

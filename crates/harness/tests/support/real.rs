@@ -220,3 +220,28 @@ pub fn argv(call: &Value) -> Vec<&str> {
         .map(|a| a.as_str().unwrap())
         .collect()
 }
+
+/// A receipt-like picture (300×120 PNG) for the media tests: what a harness's model must be
+/// sent when its agent reads it over MCP.
+pub fn receipt_png() -> Vec<u8> {
+    let img = image::RgbImage::from_fn(300, 120, |x, y| {
+        if (20..280).contains(&x) && (y / 10) % 3 == 1 && (x / 7) % 5 != 0 {
+            image::Rgb([20, 20, 20])
+        } else {
+            image::Rgb([250, 250, 245])
+        }
+    });
+    let mut out = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
+/// Whether a model request body carries `bytes` as base64 (in an image block, a data URI or
+/// an `input_image`): the picture reached the model as a picture.
+pub fn carries_bytes(body: &Value, bytes: &[u8]) -> bool {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    serde_json::to_string(body).unwrap().contains(&b64)
+}
