@@ -241,3 +241,82 @@ fn tesseract_reads_the_key_text_of_a_scanned_page() {
         assert!(text.contains(key), "{key:?} not read in {text:?}");
     }
 }
+
+/// The frame of `mp4` shown at `seconds`, decoded (None when ffmpeg gives none).
+fn frame_at(mp4: &Path, seconds: f64) -> Option<image::RgbImage> {
+    let out = std::process::Command::new("ffmpeg")
+        .args([
+            "-nostdin",
+            "-loglevel",
+            "error",
+            "-ss",
+            &seconds.to_string(),
+            "-i",
+        ])
+        .arg(mp4)
+        .args(["-frames:v", "1", "-f", "image2pipe", "-vcodec", "png", "-"])
+        .output()
+        .ok()?;
+    if !out.status.success() || out.stdout.is_empty() {
+        return None;
+    }
+    Some(image::load_from_memory(&out.stdout).ok()?.to_rgb8())
+}
+
+fn mean_rgb(img: &image::RgbImage) -> [f64; 3] {
+    let mut sum = [0f64; 3];
+    for p in img.pixels() {
+        for c in 0..3 {
+            sum[c] += f64::from(p.0[c]);
+        }
+    }
+    let n = f64::from(img.width() * img.height()).max(1.0);
+    sum.map(|s| s / n)
+}
+
+#[test]
+fn a_clip_of_pictures_of_different_sizes_shows_each_for_its_time() {
+    if bureau_media::external::find("ffmpeg").is_none() {
+        eprintln!("ffmpeg is not on PATH (apt-get install ffmpeg): video not tested");
+        return;
+    }
+    // A sticky note, a label and a screenshot: three sizes and three colourings. ffmpeg's
+    // concat demuxer used to rebuild its filters at each size change and keep only the last
+    // picture's two seconds.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = spec_in(
+        tmp.path(),
+        "[[video]]\nout = \"clip.mp4\"\nseconds_per_frame = 2\nwidth = 640\nheight = 360\n\
+         [[video.frame]]\ntemplate = \"note\"\nlines = [\"first\"]\n\
+         [[video.frame]]\ntemplate = \"label\"\ntitle = \"SECOND\"\nlines = [\"x\"]\n\
+         [[video.frame]]\ntemplate = \"screenshot\"\ntitle = \"Third\"\nlines = [\"third\"]\n",
+    );
+    render_all(&spec, |_| {}).unwrap();
+    let clip = tmp.path().join("clip.mp4");
+    let frames: Vec<image::RgbImage> = [1.0, 3.0, 5.0]
+        .iter()
+        .map(|t| frame_at(&clip, *t).unwrap_or_else(|| panic!("no frame at {t} s")))
+        .collect();
+    let means: Vec<[f64; 3]> = frames.iter().map(mean_rgb).collect();
+    // Yellow note: much more red and green than blue. Screenshot: a dark blue desktop.
+    assert!(means[0][0] - means[0][2] > 40.0, "{means:?}");
+    assert!(means[2][2] > means[2][0], "{means:?}");
+    assert!(frames.iter().all(|f| f.dimensions() == (640, 360)));
+    // Each pair differs pixel by pixel (a mean absolute difference over all channels).
+    for (a, b) in [(0, 1), (1, 2), (0, 2)] {
+        let total: f64 = frames[a]
+            .pixels()
+            .zip(frames[b].pixels())
+            .map(|(p, q)| {
+                (0..3)
+                    .map(|c| f64::from(p.0[c].abs_diff(q.0[c])))
+                    .sum::<f64>()
+            })
+            .sum();
+        let d = total / f64::from(640 * 360);
+        assert!(
+            d > 20.0,
+            "frames {a} and {b} look alike ({d:.1}): {means:?}"
+        );
+    }
+}

@@ -425,6 +425,23 @@ fn speak(a: &AudioOut) -> Result<Vec<u8>, BuildError> {
     })
 }
 
+/// `img` scaled to fit `w`×`h` (aspect kept, never enlarged past the fit) and centred on black.
+fn fit_frame(img: &image::RgbImage, w: u32, h: u32) -> image::RgbImage {
+    let (iw, ih) = (img.width().max(1), img.height().max(1));
+    let scale = (f64::from(w) / f64::from(iw)).min(f64::from(h) / f64::from(ih));
+    let sw = ((f64::from(iw) * scale).round() as u32).clamp(1, w);
+    let sh = ((f64::from(ih) * scale).round() as u32).clamp(1, h);
+    let scaled = image::imageops::resize(img, sw, sh, image::imageops::FilterType::CatmullRom);
+    let mut canvas = image::RgbImage::from_pixel(w, h, image::Rgb([0, 0, 0]));
+    image::imageops::replace(
+        &mut canvas,
+        &scaled,
+        i64::from((w - sw) / 2),
+        i64::from((h - sh) / 2),
+    );
+    canvas
+}
+
 /// Render the frames and encode them with ffmpeg (H.264, one thread, bit-exact flags).
 fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
     let ffmpeg =
@@ -442,6 +459,10 @@ fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
         let img = f
             .render(spec.seed, &format!("{}#{}", v.out, i + 1))
             .map_err(render_err(&v.out))?;
+        // Every frame the clip's size: ffmpeg's concat demuxer rebuilds the filter graph when
+        // the picture size changes, and the rebuilt `fps` filter then drops everything before
+        // the last frame (a 3-frame clip came out as its last 2 s).
+        let img = fit_frame(&img, v.width, v.height);
         let png = super::encode(&DynamicImage::ImageRgb8(img), super::Encoding::Png)
             .map_err(render_err(&v.out))?;
         let path = dir.path().join(&name);
