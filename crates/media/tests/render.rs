@@ -242,81 +242,97 @@ fn tesseract_reads_the_key_text_of_a_scanned_page() {
     }
 }
 
-/// The frame of `mp4` shown at `seconds`, decoded (None when ffmpeg gives none).
-fn frame_at(mp4: &Path, seconds: f64) -> Option<image::RgbImage> {
-    let out = std::process::Command::new("ffmpeg")
-        .args([
-            "-nostdin",
-            "-loglevel",
-            "error",
-            "-ss",
-            &seconds.to_string(),
-            "-i",
-        ])
-        .arg(mp4)
-        .args(["-frames:v", "1", "-f", "image2pipe", "-vcodec", "png", "-"])
-        .output()
-        .ok()?;
-    if !out.status.success() || out.stdout.is_empty() {
-        return None;
-    }
-    Some(image::load_from_memory(&out.stdout).ok()?.to_rgb8())
-}
-
-fn mean_rgb(img: &image::RgbImage) -> [f64; 3] {
-    let mut sum = [0f64; 3];
-    for p in img.pixels() {
-        for c in 0..3 {
-            sum[c] += f64::from(p.0[c]);
+#[test]
+fn voicemails_and_clips_are_made_by_espeak_and_ffmpeg_and_checked_for_their_duration() {
+    for program in ["espeak-ng", "ffmpeg", "ffprobe"] {
+        if bureau_media::external::find(program).is_none() {
+            eprintln!(
+                "{program} is not on PATH (apt-get install espeak-ng ffmpeg): audio and video not tested"
+            );
+            return;
         }
     }
-    let n = f64::from(img.width() * img.height()).max(1.0);
-    sum.map(|s| s / n)
-}
-
-#[test]
-fn a_clip_of_pictures_of_different_sizes_shows_each_for_its_time() {
-    if bureau_media::external::find("ffmpeg").is_none() {
-        eprintln!("ffmpeg is not on PATH (apt-get install ffmpeg): video not tested");
-        return;
-    }
-    // A sticky note, a label and a screenshot: three sizes and three colourings. ffmpeg's
-    // concat demuxer used to rebuild its filters at each size change and keep only the last
-    // picture's two seconds.
     let tmp = tempfile::tempdir().unwrap();
     let spec = spec_in(
         tmp.path(),
-        "[[video]]\nout = \"clip.mp4\"\nseconds_per_frame = 2\nwidth = 640\nheight = 360\n\
-         [[video.frame]]\ntemplate = \"note\"\nlines = [\"first\"]\n\
-         [[video.frame]]\ntemplate = \"label\"\ntitle = \"SECOND\"\nlines = [\"x\"]\n\
-         [[video.frame]]\ntemplate = \"screenshot\"\ntitle = \"Third\"\nlines = [\"third\"]\n",
+        r##"
+[[audio]]
+out = "turns/2/voicemail.wav"
+text = "Hi, it's Marek from Kessler. The delivery moves to Thursday at ten thirty."
+
+[[video]]
+out = "world/files/walk.mp4"
+seconds_per_frame = 2
+width = 640
+height = 360
+[[video.frame]]
+template = "whiteboard"
+title = "Site walk"
+lines = ["Rack B4 damaged"]
+[[video.frame]]
+template = "note"
+lines = ["Forklift 2 out of service"]
+
+[[mail]]
+out = "turns/2/voicemail.eml"
+from = "Voicemail <voicemail@pbx.example.com>"
+to = "anna@brightwater.test"
+subject = "New voicemail"
+date = "2026-03-05T09:12:00+01:00"
+attachments = ["turns/2/voicemail.wav"]
+"##,
     );
     render_all(&spec, |_| {}).unwrap();
-    let clip = tmp.path().join("clip.mp4");
-    let frames: Vec<image::RgbImage> = [1.0, 3.0, 5.0]
+    let wav = std::fs::read(tmp.path().join("turns/2/voicemail.wav")).unwrap();
+    let info = bureau_media::audio::for_agent("voicemail.wav", &wav, bureau_media::MediaType::Wav)
+        .unwrap()
+        .info;
+    assert!(info.duration_seconds.unwrap() > 2.0, "{info:?}");
+    let mp4 = std::fs::read(tmp.path().join("world/files/walk.mp4")).unwrap();
+    let probe = bureau_media::external::probe("walk.mp4", &mp4).unwrap();
+    assert_eq!((probe.width, probe.height), (Some(640), Some(360)));
+    let secs = probe.duration_seconds.unwrap();
+    assert!((secs - 4.0).abs() < 0.3, "two frames of 2 s, got {secs} s");
+    // Both frames are shown: the picture at 1 s is not the one at 3 s.
+    let frame_at = |t: &str| {
+        let out = std::process::Command::new("ffmpeg")
+            .args(["-loglevel", "error", "-ss", t, "-i"])
+            .arg(tmp.path().join("world/files/walk.mp4"))
+            .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            .output()
+            .unwrap();
+        out.stdout
+    };
+    let (a, b) = (frame_at("1"), frame_at("3"));
+    let differ = a
         .iter()
-        .map(|t| frame_at(&clip, *t).unwrap_or_else(|| panic!("no frame at {t} s")))
-        .collect();
-    let means: Vec<[f64; 3]> = frames.iter().map(mean_rgb).collect();
-    // Yellow note: much more red and green than blue. Screenshot: a dark blue desktop.
-    assert!(means[0][0] - means[0][2] > 40.0, "{means:?}");
-    assert!(means[2][2] > means[2][0], "{means:?}");
-    assert!(frames.iter().all(|f| f.dimensions() == (640, 360)));
-    // Each pair differs pixel by pixel (a mean absolute difference over all channels).
-    for (a, b) in [(0, 1), (1, 2), (0, 2)] {
-        let total: f64 = frames[a]
-            .pixels()
-            .zip(frames[b].pixels())
-            .map(|(p, q)| {
-                (0..3)
-                    .map(|c| f64::from(p.0[c].abs_diff(q.0[c])))
-                    .sum::<f64>()
-            })
-            .sum();
-        let d = total / f64::from(640 * 360);
-        assert!(
-            d > 20.0,
-            "frames {a} and {b} look alike ({d:.1}): {means:?}"
-        );
-    }
+        .zip(&b)
+        .filter(|(x, y)| x.abs_diff(**y) > 40)
+        .count();
+    assert!(
+        differ > a.len() / 10,
+        "the two frames look alike ({differ} of {} pixels differ)",
+        a.len()
+    );
+    // The mail carries the voicemail.
+    let eml = std::fs::read(tmp.path().join("turns/2/voicemail.eml")).unwrap();
+    let mail = bureau_formats::mail::parse_eml(&eml).unwrap();
+    assert_eq!(mail.attachments[0].content_type, "audio/wav");
+    assert_eq!(mail.attachments[0].data, wav);
+    // --check: present with a duration; the mail byte for byte.
+    let checked = check_all(&spec).unwrap();
+    assert!(checked.iter().all(Checked::ok), "{checked:?}");
+    assert!(
+        checked.iter().any(
+            |c| matches!(c, Checked::Playable { seconds, .. } if (*seconds - 4.0).abs() < 0.3)
+        )
+    );
+    std::fs::write(tmp.path().join("world/files/walk.mp4"), b"not a video").unwrap();
+    let checked = check_all(&spec).unwrap();
+    assert!(
+        checked
+            .iter()
+            .any(|c| matches!(c, Checked::Unreadable { out, .. } if out == "world/files/walk.mp4")),
+        "{checked:?}"
+    );
 }

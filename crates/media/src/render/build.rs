@@ -425,23 +425,6 @@ fn speak(a: &AudioOut) -> Result<Vec<u8>, BuildError> {
     })
 }
 
-/// `img` scaled to fit `w`×`h` (aspect kept, never enlarged past the fit) and centred on black.
-fn fit_frame(img: &image::RgbImage, w: u32, h: u32) -> image::RgbImage {
-    let (iw, ih) = (img.width().max(1), img.height().max(1));
-    let scale = (f64::from(w) / f64::from(iw)).min(f64::from(h) / f64::from(ih));
-    let sw = ((f64::from(iw) * scale).round() as u32).clamp(1, w);
-    let sh = ((f64::from(ih) * scale).round() as u32).clamp(1, h);
-    let scaled = image::imageops::resize(img, sw, sh, image::imageops::FilterType::CatmullRom);
-    let mut canvas = image::RgbImage::from_pixel(w, h, image::Rgb([0, 0, 0]));
-    image::imageops::replace(
-        &mut canvas,
-        &scaled,
-        i64::from((w - sw) / 2),
-        i64::from((h - sh) / 2),
-    );
-    canvas
-}
-
 /// Render the frames and encode them with ffmpeg (H.264, one thread, bit-exact flags).
 fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
     let ffmpeg =
@@ -453,37 +436,34 @@ fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
             path: std::env::temp_dir(),
             error,
         })?;
-    let mut list = String::from("ffconcat version 1.0\n");
+    let (w, h) = (v.width, v.height);
     for (i, f) in v.frames.iter().enumerate() {
-        let name = format!("frame{:04}.png", i + 1);
         let img = f
             .render(spec.seed, &format!("{}#{}", v.out, i + 1))
             .map_err(render_err(&v.out))?;
-        // Every frame the clip's size: ffmpeg's concat demuxer rebuilds the filter graph when
-        // the picture size changes, and the rebuilt `fps` filter then drops everything before
-        // the last frame (a 3-frame clip came out as its last 2 s).
-        let img = fit_frame(&img, v.width, v.height);
-        let png = super::encode(&DynamicImage::ImageRgb8(img), super::Encoding::Png)
+        // Every frame the clip's size (ffmpeg drops frames whose size changes mid-stream):
+        // fitted and centred on black.
+        let scale = (w as f32 / img.width() as f32).min(h as f32 / img.height() as f32);
+        let (fw, fh) = (
+            ((img.width() as f32 * scale).round() as u32).clamp(1, w),
+            ((img.height() as f32 * scale).round() as u32).clamp(1, h),
+        );
+        let fitted = image::imageops::resize(&img, fw, fh, image::imageops::FilterType::Triangle);
+        let mut frame = image::RgbImage::new(w, h);
+        image::imageops::replace(
+            &mut frame,
+            &fitted,
+            i64::from((w - fw) / 2),
+            i64::from((h - fh) / 2),
+        );
+        let png = super::encode(&DynamicImage::ImageRgb8(frame), super::Encoding::Png)
             .map_err(render_err(&v.out))?;
-        let path = dir.path().join(&name);
+        let path = dir.path().join(format!("frame{:04}.png", i + 1));
         std::fs::write(&path, png).map_err(|error| BuildError::Io { path, error })?;
-        list.push_str(&format!(
-            "file '{name}'\nduration {}\n",
-            v.seconds_per_frame
-        ));
     }
-    // The concat demuxer shows the last file for its duration only when it is listed again.
-    list.push_str(&format!("file 'frame{:04}.png'\n", v.frames.len()));
-    let list_path = dir.path().join("frames.txt");
-    std::fs::write(&list_path, list).map_err(|error| BuildError::Io {
-        path: list_path.clone(),
-        error,
-    })?;
     let out_path = dir.path().join("video.mp4");
-    let (w, h) = (v.width, v.height);
-    let filter = format!(
-        "scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}:(ow-iw)/2:(oh-ih)/2:color=black,fps=5,format=yuv420p"
-    );
+    let rate = format!("1/{}", v.seconds_per_frame);
+    let pattern = dir.path().join("frame%04d.png");
     run(
         &ffmpeg,
         &[
@@ -491,14 +471,12 @@ fn film(spec: &MediaSpec, v: &VideoOut) -> Result<Vec<u8>, BuildError> {
             "-loglevel",
             "error",
             "-y",
-            "-f",
-            "concat",
-            "-safe",
-            "0",
+            "-framerate",
+            &rate,
             "-i",
-            &list_path.to_string_lossy(),
+            &pattern.to_string_lossy(),
             "-vf",
-            &filter,
+            "fps=5,format=yuv420p",
             "-c:v",
             "libx264",
             "-preset",

@@ -149,7 +149,7 @@ impl Picture {
     /// Why this picture cannot be drawn, if it cannot: each problem says what to change.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.lines.is_empty() && self.title.trim().is_empty() {
+        if self.lines.iter().all(|l| l.trim().is_empty()) && self.title.trim().is_empty() {
             out.push("the picture has no text: give it a `title` or `lines`".to_string());
         }
         if self.lines.len() > MAX_LINES {

@@ -331,16 +331,6 @@ impl Loader {
             .as_ref()
             .map(|l| l.get_ref().clone())
             .unwrap_or_default();
-        if let Some(l) = &r.lines
-            && l.get_ref().is_empty()
-            && r.title.trim().is_empty()
-        {
-            self.err(
-                l.span(),
-                "`lines` is empty and there is no title: the picture would say nothing",
-                "give the lines of text the picture shows",
-            );
-        }
         let f =
             |v: &Option<Spanned<f64>>, d: f32| v.as_ref().map(|s| *s.get_ref() as f32).unwrap_or(d);
         let width = self.int(
@@ -961,7 +951,7 @@ mod tests {
             "{all}"
         );
         assert!(
-            all.contains("media.toml:9:9: `lines` is empty and there is no title"),
+            all.contains("media.toml:9:9: the picture has no text: give it a `title` or `lines`"),
             "{all}"
         );
         assert!(
