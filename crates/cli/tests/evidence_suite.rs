@@ -49,11 +49,17 @@ const MEDIA: [&str; 8] = ["jpg", "jpeg", "png", "pdf", "wav", "mp3", "ogg", "mp4
 fn every_task_has_media_and_they_are_what_its_spec_makes() {
     // Audio and video are checked for a readable duration with ffprobe.
     if !on_path("ffprobe") {
-        eprintln!("ffprobe is not on PATH (apt-get install ffmpeg): suites/evidence media not checked");
+        eprintln!(
+            "ffprobe is not on PATH (apt-get install ffmpeg): suites/evidence media not checked"
+        );
         return;
     }
     let tasks = specs();
-    assert!(tasks.len() >= 15, "suites/evidence has {} tasks", tasks.len());
+    assert!(
+        tasks.len() >= 15,
+        "suites/evidence has {} tasks",
+        tasks.len()
+    );
     let mut made: BTreeSet<PathBuf> = BTreeSet::new();
     for task in &tasks {
         let spec = task.join("media.toml");
