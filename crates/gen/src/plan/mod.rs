@@ -290,7 +290,7 @@ fn cat_total(cat: Category) -> u32 {
 }
 
 /// Render every planned file. Each file has its own random stream (seed, path), so files
-/// render in parallel and the result does not depend on scheduling.
+/// render in parallel and the result does not depend on scheduling or the number of workers.
 pub(crate) fn render_all(
     spec: &GenSpec,
     c: &Company,
@@ -300,18 +300,21 @@ pub(crate) fn render_all(
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(16);
-    let chunk = n.div_ceil(workers).max(1);
-    let mut out: Vec<Result<Vec<u8>, GenError>> = Vec::with_capacity(n);
+    // Worker w renders files w, w + workers, ...: files that take long to draw (evidence
+    // media, planned one after another) are shared out rather than left to one worker.
+    let mut out: Vec<Option<Result<Vec<u8>, GenError>>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
-        let handles: Vec<_> = plan
-            .files
-            .chunks(chunk)
-            .map(|part| {
+        let handles: Vec<_> = (0..workers.min(n).max(1))
+            .map(|w| {
                 s.spawn(move || {
-                    part.iter()
-                        .map(|f| {
+                    plan.files
+                        .iter()
+                        .enumerate()
+                        .skip(w)
+                        .step_by(workers)
+                        .map(|(i, f)| {
                             if matches!(f.body, Body::CopyOf(_)) {
-                                return Ok(Vec::new());
+                                return (i, Ok(Vec::new()));
                             }
                             let name = f.path.rsplit('/').next().unwrap_or(&f.path);
                             let stem = if f.ty.fixed_name {
@@ -325,7 +328,7 @@ pub(crate) fn render_all(
                                 date: f.date,
                             };
                             let mut rng = Rng::new(spec.seed, &f.path);
-                            render::render(f.ty, &f.body, c, &ctx, &mut rng)
+                            (i, render::render(f.ty, &f.body, c, &ctx, &mut rng))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -333,14 +336,29 @@ pub(crate) fn render_all(
             .collect();
         for h in handles {
             match h.join() {
-                Ok(v) => out.extend(v),
-                Err(_) => out.push(Err(GenError::Render {
+                Ok(v) => {
+                    for (i, r) in v {
+                        out[i] = Some(r);
+                    }
+                }
+                Err(_) => out.push(Some(Err(GenError::Render {
                     path: String::new(),
                     reason: "a render thread panicked".into(),
-                })),
+                }))),
             }
         }
     });
+    let out: Vec<Result<Vec<u8>, GenError>> = out
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(GenError::Render {
+                    path: String::new(),
+                    reason: "a file was not rendered".into(),
+                })
+            })
+        })
+        .collect();
     let mut bytes: Vec<Vec<u8>> = out.into_iter().collect::<Result<_, _>>()?;
     for i in 0..bytes.len() {
         if let Body::CopyOf(src) = plan.files[i].body {

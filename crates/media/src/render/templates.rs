@@ -759,7 +759,7 @@ fn scribble(img: &mut RgbImage, start: (f32, f32), len: f32, tall: f32, rng: &mu
     let pen = Rgb([22, 34, 120]);
     let loops = rng.range(3.0, 5.5);
     let (a1, a2) = (rng.range(0.25, 0.5), rng.range(0.1, 0.3));
-    let (f2, ph) = (rng.range(1.5, 3.5), rng.range(0.0, 6.28));
+    let (f2, ph) = (rng.range(1.5, 3.5), rng.range(0.0, std::f32::consts::TAU));
     let steps = (len * 2.0) as usize;
     let point = |t: f32| {
         let ang = t * loops * std::f32::consts::TAU;
