@@ -1,13 +1,14 @@
 //! The knowledge base (Notion-like): a tree of markdown pages, databases with typed
-//! properties, comments on pages and rows.
+//! properties, comments on pages and rows, files attached to pages.
 //!
 //! Seeded from `world/kb/` (`pages/` a directory tree of markdown files, `databases/` CSV files
-//! with a `.schema.json` beside them, or `.json` files holding schema and rows); documented in
-//! `docs/services/kb.md`.
+//! with a `.schema.json` beside them, or `.json` files holding schema and rows,
+//! `attachments/<page path>/<file>`); documented in `docs/services/kb.md`.
 //!
 //! `values.rs`: property values checked against the schema; `query.rs`: database queries;
-//! `seed.rs`: seeding from `world/kb/`.
+//! `seed.rs`: seeding from `world/kb/`; `attachments.rs`: the files attached to pages.
 
+mod attachments;
 mod query;
 mod seed;
 mod values;
@@ -19,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::people::People;
 
+pub use attachments::{KbAttachment, MAX_ATTACHMENTS_PER_PAGE};
 pub use query::{Filter, Sort};
 pub(crate) use seed::seed;
 use values::coerce;
@@ -48,6 +50,9 @@ pub struct Page {
     pub updated_by: String,
     pub updated_at: String,
     pub comments: Vec<KbComment>,
+    /// Files attached to the page, in the order attached (names unique).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<KbAttachment>,
 }
 
 /// The type of a database property.
@@ -355,6 +360,7 @@ impl KbState {
                     "created_by": p.created_by, "created_at": p.created_at,
                     "updated_by": p.updated_by, "updated_at": p.updated_at,
                     "comments": comments(&p.comments),
+                    "attachments": p.attachments.iter().map(KbAttachment::checked).collect::<Vec<_>>(),
                 })
             })
             .collect();

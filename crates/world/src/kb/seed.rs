@@ -22,8 +22,14 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
     let by = world.user().email.clone();
     let pages_dir = dir.join("pages");
     let mut n_pages = 0;
+    let mut by_path = BTreeMap::new();
     if pages_dir.is_dir() {
-        n_pages = seed_pages(world, &pages_dir, &at, &by)?;
+        (n_pages, by_path) = seed_pages(world, &pages_dir, &at, &by)?;
+    }
+    let att_dir = dir.join("attachments");
+    let mut n_attachments = 0;
+    if att_dir.exists() {
+        n_attachments = super::attachments::seed(world, &att_dir, &by_path, &at, &by)?;
     }
     let db_dir = dir.join("databases");
     let mut n_dbs = 0;
@@ -35,10 +41,10 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         .flatten()
     {
         let name = entry.file_name().to_string_lossy().to_string();
-        if name != "pages" && name != "databases" {
+        if name != "pages" && name != "databases" && name != "attachments" {
             return Err(WorldError::Seed {
                 path: entry.path(),
-                message: "world/kb/ holds `pages/` (markdown) and `databases/` (CSV + .schema.json, or .json); see docs/services/kb.md".into(),
+                message: "world/kb/ holds `pages/` (markdown), `databases/` (CSV + .schema.json, or .json) and `attachments/<page path>/<file>`; see docs/services/kb.md".into(),
             });
         }
     }
@@ -47,7 +53,11 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         "kb",
         "seed",
         false,
-        json!({"pages": n_pages, "databases": n_dbs}),
+        if n_attachments == 0 {
+            json!({"pages": n_pages, "databases": n_dbs})
+        } else {
+            json!({"pages": n_pages, "databases": n_dbs, "attachments": n_attachments})
+        },
     );
     Ok(())
 }
@@ -113,7 +123,14 @@ fn front_matter(path: &Path, text: &str) -> Result<(Option<String>, String), Wor
     }
 }
 
-fn seed_pages(world: &mut World, root: &Path, at: &str, by: &str) -> Result<usize, WorldError> {
+/// The pages under `root`; how many, and each page's id by its path (relative to `root`,
+/// without `.md`).
+fn seed_pages(
+    world: &mut World,
+    root: &Path,
+    at: &str,
+    by: &str,
+) -> Result<(usize, BTreeMap<String, String>), WorldError> {
     // Directory path (relative, slash) → page id, so `Engineering/Onboarding.md` finds
     // `Engineering.md` or the folder page `Engineering`.
     let mut by_path: BTreeMap<String, String> = BTreeMap::new();
@@ -159,6 +176,7 @@ fn seed_pages(world: &mut World, root: &Path, at: &str, by: &str) -> Result<usiz
                     updated_by: by.into(),
                     updated_at: at.into(),
                     comments: Vec::new(),
+                    attachments: Vec::new(),
                 },
             );
             by_path.insert(rel, id);
@@ -187,12 +205,13 @@ fn seed_pages(world: &mut World, root: &Path, at: &str, by: &str) -> Result<usiz
                 updated_by: by.into(),
                 updated_at: at.into(),
                 comments: Vec::new(),
+                attachments: Vec::new(),
             },
         );
         by_path.insert(rel, id);
         count += 1;
     }
-    Ok(count)
+    Ok((count, by_path))
 }
 
 #[derive(Deserialize)]

@@ -16,7 +16,7 @@ use crate::people::{ChannelKind, Incoming};
 
 pub(super) const READ: Tool = Tool {
     name: "chat_read",
-    description: "Read messages of a channel or of a direct conversation, oldest first (the last `limit`). Each message has an id, author, text, time, thread_of (the thread's root id for replies), mentions and reactions.",
+    description: "Read messages of a channel or of a direct conversation, oldest first (the last `limit`). Each message has an id, author, text, time, thread_of (the thread's root id for replies), mentions, reactions and its files, if any (name, size, mime_type; chat_read_file shows one).",
     schema: || {
         schema(
             &[
@@ -47,7 +47,7 @@ pub(super) const READ: Tool = Tool {
 };
 pub(super) const POST: Tool = Tool {
     name: "chat_post",
-    description: "Post a message: to a channel you are a member of, or as a direct message `to` one or more people (handles or emails). `thread_of` replies in a message's thread. Mention people with @handle. Colleagues who answer right away are shown in `replies`.",
+    description: "Post a message: to a channel you are a member of, or as a direct message `to` one or more people (handles or emails). `thread_of` replies in a message's thread. Mention people with @handle. `files` attaches workspace files (a copy of each, as it is now; at most 10, 16 MiB each, 32 MiB together). Colleagues who answer right away are shown in `replies`.",
     schema: || {
         schema(
             &[
@@ -56,7 +56,16 @@ pub(super) const POST: Tool = Tool {
                     "to",
                     strings("People of a direct message (handles or emails); instead of channel"),
                 ),
-                ("text", string("Message text; @handle mentions a member")),
+                (
+                    "text",
+                    string(
+                        "Message text; @handle mentions a member (may be empty when files are posted)",
+                    ),
+                ),
+                (
+                    "files",
+                    strings("Workspace paths of files to post with the message"),
+                ),
                 (
                     "thread_of",
                     string("Reply in the thread of this message id (its conversation is used)"),
@@ -87,7 +96,7 @@ pub(super) const REACT: Tool = Tool {
 };
 pub(super) const SEARCH: Tool = Tool {
     name: "chat_search",
-    description: "Search the messages you can see (case-insensitive text match), newest first.",
+    description: "Search the messages you can see (case-insensitive match of the text or of a file name), newest first.",
     schema: || {
         schema(
             &[
@@ -216,13 +225,15 @@ struct PostArgs {
     to: Option<Vec<String>>,
     text: String,
     thread_of: Option<String>,
+    #[serde(default)]
+    files: Vec<String>,
 }
 
 fn post(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     let a: PostArgs = parse("chat_post", args)?;
     let me = w.acting_email(actor)?;
-    if a.text.trim().is_empty() {
-        return Err("`text` is empty".into());
+    if a.text.trim().is_empty() && a.files.is_empty() {
+        return Err("`text` is empty; write a message or post `files`".into());
     }
     let root = match &a.thread_of {
         Some(t) => {
@@ -275,14 +286,18 @@ fn post(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         ));
     }
     let thread_of = root.map(|r| r.0);
+    let files = super::files::files_to_post(w, actor, &a.files)?;
     let id = insert(
         w,
         actor,
         &me,
-        channel.clone(),
-        dm.clone(),
-        a.text.clone(),
-        thread_of.clone(),
+        Draft {
+            channel: channel.clone(),
+            dm: dm.clone(),
+            text: a.text.clone(),
+            thread_of: thread_of.clone(),
+            files,
+        },
     );
     let replies = if *actor == Actor::Agent {
         colleague_replies(w, &me, &id)
@@ -297,16 +312,24 @@ fn post(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
     Ok(json!({"id": id, "thread_of": thread_of, "replies": replies}))
 }
 
-/// Post a message as `author` and log it; returns its id.
-fn insert(
-    w: &mut World,
-    actor: &Actor,
-    author: &str,
+/// A message about to be posted.
+struct Draft {
     channel: Option<String>,
     dm: Vec<String>,
     text: String,
     thread_of: Option<String>,
-) -> String {
+    files: Vec<crate::attachments::StoredFile>,
+}
+
+/// Post a message as `author` and log it; returns its id.
+fn insert(w: &mut World, actor: &Actor, author: &str, draft: Draft) -> String {
+    let Draft {
+        channel,
+        dm,
+        text,
+        thread_of,
+        files,
+    } = draft;
     let id = w.chat.fresh_id();
     let mentions = parse_mentions(w, &text);
     let msg = ChatMessage {
@@ -319,16 +342,15 @@ fn insert(
         thread_of: thread_of.clone(),
         mentions: mentions.clone(),
         reactions: Default::default(),
+        files: files.clone(),
     };
     w.chat.messages.push(msg);
-    w.record(
-        actor.clone(),
-        "chat",
-        "post",
-        false,
-        json!({"id": id, "channel": channel, "dm": dm, "author": author, "text": text,
-            "thread_of": thread_of, "mentions": mentions}),
-    );
+    let mut payload = json!({"id": id, "channel": channel, "dm": dm, "author": author,
+        "text": text, "thread_of": thread_of, "mentions": mentions});
+    if !files.is_empty() {
+        payload["files"] = json!(files.iter().map(|f| f.checked()).collect::<Vec<_>>());
+    }
+    w.record(actor.clone(), "chat", "post", false, payload);
     id
 }
 
@@ -376,10 +398,13 @@ fn colleague_replies(w: &mut World, me: &str, id: &str) -> Vec<String> {
             w,
             &Actor::Colleague(email.clone()),
             &email,
-            m.channel.clone(),
-            m.dm.clone(),
-            reply.text,
-            thread_of,
+            Draft {
+                channel: m.channel.clone(),
+                dm: m.dm.clone(),
+                text: reply.text,
+                thread_of,
+                files: Vec::new(),
+            },
         );
         out.push(rid);
     }
@@ -488,7 +513,10 @@ fn search(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         .filter(|m| w.chat.visible_to(m, &me))
         .filter(|m| channel.is_none() || m.channel == channel)
         .filter(|m| from.as_ref().is_none_or(|f| m.author == *f))
-        .filter(|m| m.text.to_lowercase().contains(&q))
+        .filter(|m| {
+            m.text.to_lowercase().contains(&q)
+                || m.files.iter().any(|f| f.name.to_lowercase().contains(&q))
+        })
         .collect();
     hits.sort_by_key(|m| std::cmp::Reverse(m.time));
     let out: Vec<Value> = hits.into_iter().take(50).map(|m| shown(w, m)).collect();
@@ -523,13 +551,13 @@ fn delete_message(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         }
     }
     w.chat.messages.retain(|x| x.id != m.id);
-    w.record(
-        actor.clone(),
-        "chat",
-        "delete",
-        false,
-        json!({"id": m.id, "channel": m.channel, "dm": m.dm, "author": m.author,
-            "text": m.text, "by": me}),
-    );
+    w.record(actor.clone(), "chat", "delete", false, {
+        let mut v = json!({"id": m.id, "channel": m.channel, "dm": m.dm, "author": m.author,
+                "text": m.text, "by": me});
+        if !m.files.is_empty() {
+            v["files"] = json!(m.files.iter().map(|f| f.checked()).collect::<Vec<_>>());
+        }
+        v
+    });
     Ok(json!({"deleted": m.id}))
 }

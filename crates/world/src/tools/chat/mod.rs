@@ -4,9 +4,10 @@
 //!
 //! `channels.rs`: listing, joining, creating and managing channels (topic, members, roles);
 //! `messages.rs`: reading, posting, reacting, searching and deleting messages; `members.rs`:
-//! the workspace's and a channel's members.
+//! the workspace's and a channel's members; `files.rs`: the files messages carry.
 
 mod channels;
+mod files;
 mod members;
 mod messages;
 
@@ -27,6 +28,8 @@ pub(super) const TOOLS: &[Tool] = &[
     channels::SET_ROLE,
     channels::LEAVE,
     messages::DELETE_MESSAGE,
+    files::READ_FILE,
+    files::SAVE_FILE,
 ];
 
 fn no_channel(name: &str) -> String {
