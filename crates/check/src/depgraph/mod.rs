@@ -206,7 +206,7 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
             }
         };
         match tool {
-            "files_read" | "sheets_import" | "kb_attach" => read("path"),
+            "files_read" | "files_ocr" | "sheets_import" | "kb_attach" => read("path"),
             "files_search" => {
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p))
                     && !facts.dirs.contains(&p)
