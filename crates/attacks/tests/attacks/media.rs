@@ -28,7 +28,7 @@ fn png_claiming(w: u32, h: u32) -> Vec<u8> {
         !c
     }
     let mut b = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |b: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+    let chunk = |b: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
         b.extend_from_slice(&(data.len() as u32).to_be_bytes());
         let start = b.len();
         b.extend_from_slice(kind);
