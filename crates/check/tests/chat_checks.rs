@@ -34,6 +34,12 @@ id = "asked"
 description = "d"
 kind = "process"
 check = "view"
+
+[[rubric]]
+id = "files"
+description = "d"
+kind = "result"
+check = "files"
 "#;
 
 const CHECKS: &str = r#"
@@ -53,6 +59,11 @@ def view(w):
         "people": [p.handle for p in w.people],
         "priya_knows": [k.about for p in w.people if p.handle == "priya" for k in p.knows],
     })}
+
+def files(w):
+    posted = [f for m in w.chat.messages for f in m.files]
+    return {"passed": len(posted) > 0, "detail": json.encode(
+        [[f.name, f.size, f.mime_type, f.blake3] for f in posted])}
 "#;
 
 const PEOPLE: &str = r#"
@@ -373,5 +384,59 @@ fn chat_channel_checks_members_roles_privacy_and_topic() {
     assert!(
         d.contains("`ghost` is neither the user nor a person"),
         "{d}"
+    );
+}
+
+#[test]
+fn posted_files_in_w_chat_and_chat_posted() {
+    let mut f = Fixture::new();
+    let with_file = ChatPostedFilter {
+        channel: Some("general".into()),
+        files: vec!["Minutes.TXT".into()],
+        min: 1,
+        ..Default::default()
+    };
+    f.ok(
+        "chat_post",
+        json!({"channel": "general", "text": "no file yet"}),
+    );
+    let (s, d) = f.posted(with_file.clone());
+    assert_eq!(s, VerdictStatus::Failed, "{d}");
+    assert_eq!(
+        d,
+        "0 chat message(s) by alex@bw.test, in #general, with the file(s) 'Minutes.TXT' (at least 1)"
+    );
+    f.ok(
+        "files_write",
+        json!({"path": "notes/minutes.txt", "content": "Decisions: ship Friday.\n"}),
+    );
+    let r = f.ok(
+        "chat_post",
+        json!({"channel": "general", "text": "minutes", "files": ["notes/minutes.txt"]}),
+    );
+    let (s, d) = f.posted(with_file);
+    assert_eq!(s, VerdictStatus::Passed, "{d}");
+    assert!(d.ends_with(r["id"].as_str().unwrap()), "{d}");
+
+    let item = f.task.rubric[1].clone();
+    let v = evaluate_item(
+        &f.task,
+        Some(&f.program),
+        &f.world,
+        &[],
+        &item,
+        &CheckLimits::default(),
+    );
+    assert_eq!(v.status, VerdictStatus::Passed, "{:?}", v.detail);
+    let d: Value = serde_json::from_str(v.detail.as_deref().unwrap()).unwrap();
+    let bytes = b"Decisions: ship Friday.\n";
+    assert_eq!(
+        d,
+        json!([[
+            "minutes.txt",
+            bytes.len(),
+            "text/plain",
+            blake3::hash(bytes).to_hex().to_string()
+        ]])
     );
 }

@@ -319,6 +319,40 @@ fn kb_page_matches_title_parent_and_content() {
 }
 
 #[test]
+fn kb_page_requires_its_attachments_and_says_which_are_missing() {
+    let mut f = Fixture::new();
+    let with = |names: &[&str]| {
+        Predicate::KbPage(KbPageFilter {
+            title: Some("Engineering".into()),
+            attachments: names.iter().map(|s| s.to_string()).collect(),
+            min: 1,
+            ..Default::default()
+        })
+    };
+    let (s, d) = f.pred(with(&["spec.md"]));
+    assert_eq!(s, VerdictStatus::Failed);
+    assert!(
+        d.contains("with the attachment(s) 'spec.md'")
+            && d.contains("page 'Engineering' has no attachment 'spec.md'"),
+        "{d}"
+    );
+    f.ok(
+        "files_write",
+        json!({"path": "spec.md", "content": "# Spec\n"}),
+    );
+    f.ok(
+        "kb_attach",
+        json!({"page": "Engineering", "path": "spec.md"}),
+    );
+    let (s, d) = f.pred(with(&["SPEC.md"]));
+    assert_eq!(s, VerdictStatus::Passed, "{d}");
+    assert_eq!(
+        f.pred(with(&["spec.md", "other.png"])).0,
+        VerdictStatus::Failed
+    );
+}
+
+#[test]
 fn tracker_issue_filters_state_assignee_cycle_labels_comments() {
     let mut f = Fixture::new();
     let issue = |f: TrackerIssueFilter| Predicate::TrackerIssue(TrackerIssueFilter { min: 1, ..f });

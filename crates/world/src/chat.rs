@@ -3,11 +3,12 @@
 //! The workspace members are the people of `world/people.toml` plus the task's user. Channels
 //! are public (anyone can read and join) or private (invisible to non-members). A direct
 //! conversation (DM) is identified by its sorted participant list (1:1 or group). A message
-//! may reply in the thread of another (`thread_of`), mention members (`@handle`) and carry
-//! reactions.
+//! may reply in the thread of another (`thread_of`), mention members (`@handle`), carry
+//! reactions and carry files (a photo posted in a channel; bytes in the world's blob store,
+//! see [`crate::attachments`]).
 //!
-//! Seeded from `world/chat/channels.json` and `world/chat/history.jsonl`; documented in
-//! `docs/services/chat.md`.
+//! Seeded from `world/chat/channels.json`, `world/chat/history.jsonl` and the files of
+//! `world/chat/files/`; documented in `docs/services/chat.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,7 +19,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::attachments::{MAX_FILE_BYTES, StoredFile};
 use crate::{World, WorldError};
+
+/// The most files one message may carry.
+pub const MAX_FILES_PER_MESSAGE: usize = 10;
+/// The most bytes the files of one message may hold together.
+pub const MAX_MESSAGE_FILE_BYTES: u64 = 2 * MAX_FILE_BYTES;
 
 /// One channel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,6 +134,9 @@ pub struct ChatMessage {
     /// Emoji name → emails of who reacted.
     #[serde(default)]
     pub reactions: BTreeMap<String, BTreeSet<String>>,
+    /// The files posted with the message, in the order given (names unique).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<StoredFile>,
 }
 
 /// Where a message is: a channel or a DM.
@@ -143,6 +153,22 @@ impl ChatMessage {
             None => Conversation::Dm(self.dm.clone()),
         }
     }
+
+    /// The file named `name` (exactly), or an error listing the message's files.
+    pub fn file(&self, name: &str) -> Result<&StoredFile, String> {
+        self.files.iter().find(|f| f.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
+            format!(
+                "message `{}` has no file `{name}`; its files: {}",
+                self.id,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -151,6 +177,10 @@ pub struct ChatState {
     /// In the order they were posted.
     pub(crate) messages: Vec<ChatMessage>,
     pub(crate) next_id: u64,
+    /// The files of the task's `world/chat/files/`, by path relative to it: what seeded
+    /// messages carry, and what colleagues post (an `act` event's `chat_post` names them).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) library: BTreeMap<String, StoredFile>,
 }
 
 impl ChatState {
@@ -187,6 +217,33 @@ impl ChatState {
         }
     }
 
+    /// Every file the state names (messages' and the library's), for the blob store.
+    pub(crate) fn stored_files(&self) -> impl Iterator<Item = &StoredFile> {
+        self.messages
+            .iter()
+            .flat_map(|m| m.files.iter())
+            .chain(self.library.values())
+    }
+
+    /// A file of the task's `world/chat/files/` by its path there, or an error naming them.
+    pub(crate) fn library_file(&self, rel: &str) -> Result<&StoredFile, String> {
+        bureau_core::task::check_rel_path(rel).map_err(|e| {
+            format!("`{rel}`: {e}; name a file of world/chat/files/ by its path there")
+        })?;
+        let key = rel.trim().trim_start_matches("./");
+        self.library.get(key).ok_or_else(|| {
+            let names: Vec<&str> = self.library.keys().map(String::as_str).collect();
+            format!(
+                "no file `{rel}` in the task's world/chat/files/; its files: {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })
+    }
+
     /// A fresh message id not used yet.
     pub(crate) fn fresh_id(&mut self) -> String {
         loop {
@@ -210,19 +267,28 @@ impl ChatState {
                     "moderators": c.moderators.iter().collect::<Vec<_>>()})
             })
             .collect();
-        let messages: Vec<Value> = self.messages.iter().map(|m| message_json(m, tz)).collect();
+        let messages: Vec<Value> = self
+            .messages
+            .iter()
+            .map(|m| {
+                let mut v = message_json(m, tz);
+                v["files"] = json!(m.files.iter().map(StoredFile::checked).collect::<Vec<_>>());
+                v
+            })
+            .collect();
         json!({"channels": channels, "messages": messages})
     }
 }
 
-/// A message as JSON (tools and checks): time ISO 8601 in `tz`.
+/// A message as JSON (tools and checks): time ISO 8601 in `tz`; its files (name, size, MIME
+/// type) when it has any.
 pub fn message_json(m: &ChatMessage, tz: chrono_tz::Tz) -> Value {
     let reactions: serde_json::Map<String, Value> = m
         .reactions
         .iter()
         .map(|(k, v)| (k.clone(), json!(v.iter().collect::<Vec<_>>())))
         .collect();
-    json!({
+    let mut v = json!({
         "id": m.id,
         "channel": m.channel,
         "dm": m.dm,
@@ -232,7 +298,16 @@ pub fn message_json(m: &ChatMessage, tz: chrono_tz::Tz) -> Value {
         "thread_of": m.thread_of,
         "mentions": m.mentions,
         "reactions": {"$dict": reactions},
-    })
+    });
+    if !m.files.is_empty()
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert(
+            "files".into(),
+            json!(m.files.iter().map(StoredFile::listed).collect::<Vec<_>>()),
+        );
+    }
+    v
 }
 
 /// A channel name as stored: without `#`, trimmed, lower-case.
@@ -355,6 +430,9 @@ struct SeedMessage {
     thread_of: Option<String>,
     #[serde(default)]
     reactions: BTreeMap<String, Vec<String>>,
+    /// Files of `world/chat/files/` (paths relative to it) the message carries.
+    #[serde(default)]
+    files: Vec<String>,
 }
 
 fn seed_err(path: &Path, message: String) -> WorldError {
@@ -365,7 +443,8 @@ fn seed_err(path: &Path, message: String) -> WorldError {
 }
 
 /// Seed the service: channels of the roster (`channels = [...]` of each person, public),
-/// then `dir/channels.json` and `dir/history.jsonl` (`world/chat/`; absent = none).
+/// then `dir/channels.json`, the files of `dir/files/` and `dir/history.jsonl`
+/// (`world/chat/`; absent = none).
 pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
     let mut channels: BTreeMap<String, Channel> = BTreeMap::new();
     for p in world.people().iter() {
@@ -449,6 +528,7 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
         }
     }
     world.chat.channels = channels;
+    world.chat.library = seed_library(world, &dir.join("files"))?;
 
     let hist_path = dir.join("history.jsonl");
     let mut count = 0u64;
@@ -472,8 +552,88 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
             "chat",
             "seed",
             false,
-            json!({"channels": world.chat.channels.len(), "messages": count}),
+            if world.chat.library.is_empty() {
+                json!({"channels": world.chat.channels.len(), "messages": count})
+            } else {
+                json!({"channels": world.chat.channels.len(), "messages": count,
+                    "files": world.chat.library.len()})
+            },
         );
+    }
+    Ok(())
+}
+
+/// The files under `dir` (`world/chat/files/`), stored in the blob store, by path relative
+/// to `dir`. Regular files only; each at most [`MAX_FILE_BYTES`].
+fn seed_library(world: &World, dir: &Path) -> Result<BTreeMap<String, StoredFile>, WorldError> {
+    let mut out = BTreeMap::new();
+    if !dir.is_dir() {
+        return Ok(out);
+    }
+    for entry in walkdir::WalkDir::new(dir).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| seed_err(dir, format!("cannot walk the chat files: {e}")))?;
+        let path = entry.path();
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            continue;
+        }
+        if let Some(kind) = crate::files::special_kind(&ft) {
+            return Err(seed_err(
+                path,
+                format!("chat files must be regular files; this is {kind} (copy the file instead)"),
+            ));
+        }
+        let rel = path
+            .strip_prefix(dir)
+            .map(crate::files::to_slash)
+            .unwrap_or_default();
+        let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+        let bytes = crate::attachments::read_file(path, &format!("world/chat/files/{rel}"))
+            .map_err(|m| seed_err(path, m))?;
+        let f = world
+            .store_file(&name, &bytes)
+            .map_err(|m| seed_err(path, m))?;
+        out.insert(rel, f);
+    }
+    Ok(out)
+}
+
+/// The files of `world/chat/files/` named by `names` (paths relative to it), checked against
+/// the bounds of one message.
+pub(crate) fn library_files(world: &World, names: &[String]) -> Result<Vec<StoredFile>, String> {
+    let files = names
+        .iter()
+        .map(|n| world.chat.library_file(n).cloned())
+        .collect::<Result<Vec<_>, _>>()?;
+    check_message_files(&files)?;
+    Ok(files)
+}
+
+/// The bounds of one message's files: at most [`MAX_FILES_PER_MESSAGE`], together at most
+/// [`MAX_MESSAGE_FILE_BYTES`], no two with the same name.
+pub(crate) fn check_message_files(files: &[StoredFile]) -> Result<(), String> {
+    if files.len() > MAX_FILES_PER_MESSAGE {
+        return Err(format!(
+            "{} files; a message may carry at most {MAX_FILES_PER_MESSAGE} (post the rest in another message)",
+            files.len()
+        ));
+    }
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    if total > MAX_MESSAGE_FILE_BYTES {
+        return Err(format!(
+            "the files hold {} together; a message may carry at most {} MiB",
+            crate::attachments::human_size(total),
+            MAX_MESSAGE_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for f in files {
+        if !seen.insert(f.name.as_str()) {
+            return Err(format!(
+                "two files are named `{}`; a message's file names must differ (rename one)",
+                f.name
+            ));
+        }
     }
     Ok(())
 }
@@ -529,6 +689,7 @@ fn seed_message(world: &mut World, sm: SeedMessage) -> Result<ChatMessage, Strin
             reactions.entry(emoji.clone()).or_default().insert(e);
         }
     }
+    let files = library_files(world, &sm.files).map_err(|e| format!("`files`: {e}"))?;
     Ok(ChatMessage {
         id,
         channel,
@@ -539,6 +700,7 @@ fn seed_message(world: &mut World, sm: SeedMessage) -> Result<ChatMessage, Strin
         time,
         thread_of: sm.thread_of,
         reactions,
+        files,
     })
 }
 

@@ -9,6 +9,7 @@
 //! Checks read the world through typed accessors: [`World::files`], [`World::mail`],
 //! [`World::calendar`], [`World::log`].
 
+pub mod attachments;
 pub mod base;
 pub mod calendar;
 pub mod chat;

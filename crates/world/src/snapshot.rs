@@ -312,6 +312,7 @@ pub(crate) fn restore(world: &mut World, snap: &Snapshot, blobs: &Path) -> Resul
     world.sheets = snap.services.sheets.clone();
     world.tracker = snap.services.tracker.clone();
     crate::code::restore_state(world, &snap.services.code, blobs)?;
+    crate::attachments::restore_blobs(world, blobs)?;
     world.log = snap.log.clone();
     world.turn = snap.turn;
     world.now = snap.now;

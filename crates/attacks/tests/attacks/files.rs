@@ -245,3 +245,96 @@ fn held_paths_escaping_the_workspace_are_refused() {
     assert!(error_of(write).contains("leads outside the workspace"));
     assert!(!outside.path().join("planted.txt").exists());
 }
+
+/// A world with a channel the user is in and a knowledge-base page, for the attacks on the
+/// files messages and pages carry.
+fn chat_and_kb_world() -> (tempfile::TempDir, bureau_world::World) {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("task");
+    let put = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    put(
+        "task.toml",
+        r#"
+id = "attack"
+title = "Attack"
+persona = "ops manager"
+category = "admin"
+difficulty = "easy"
+apps = ["files", "chat", "kb"]
+[user]
+name = "Dana Reyes"
+email = "dana@northwind.test"
+
+[[turn]]
+at = 2026-03-02T09:00:00
+prompt = "Post the notes."
+
+[[rubric]]
+id = "x"
+description = "x"
+kind = "result"
+file_exists = "notes.md"
+"#,
+    );
+    put(
+        "world/chat/channels.json",
+        r#"[{"name": "ops", "members": ["dana"]}]"#,
+    );
+    put("world/kb/pages/Ops.md", "# Ops\n");
+    let task = Task::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let w = bureau_world::World::build(&task, &d.path().join("trial")).unwrap();
+    (d, w)
+}
+
+#[test]
+fn posting_or_attaching_a_fifo_or_a_file_outside_is_refused_without_blocking() {
+    let out = bounded(
+        Duration::from_secs(20),
+        "chat_post / kb_attach of a FIFO",
+        || {
+            let (d, mut w) = chat_and_kb_world();
+            mkfifo(&w.workspace().join("pipe.png"));
+            let outside = tempfile::tempdir().unwrap();
+            std::fs::write(outside.path().join("secret.txt"), "the answer key").unwrap();
+            std::os::unix::fs::symlink(
+                outside.path().join("secret.txt"),
+                w.workspace().join("secret.txt"),
+            )
+            .unwrap();
+            let mut call = |tool: &str, args: serde_json::Value| {
+                error_of(w.call_tool(Actor::Agent, tool, &args))
+            };
+            let post = |f: &str| json!({"channel": "ops", "text": "x", "files": [f]});
+            let msgs = [
+                call("chat_post", post("pipe.png")),
+                call("kb_attach", json!({"page": "Ops", "path": "pipe.png"})),
+                call("chat_post", post("secret.txt")),
+                call("kb_attach", json!({"page": "Ops", "path": "secret.txt"})),
+                call("chat_post", post("/etc/passwd")),
+            ];
+            let untouched = w.chat().messages().is_empty()
+                && w.kb().pages().iter().all(|p| p.attachments.is_empty());
+            drop(d);
+            (msgs, untouched)
+        },
+    );
+    let (msgs, untouched) = out;
+    assert!(
+        msgs[0].contains("it is a FIFO (named pipe), not a regular file"),
+        "{}",
+        msgs[0]
+    );
+    assert!(msgs[1].contains("it is a FIFO"), "{}", msgs[1]);
+    for m in &msgs[2..4] {
+        assert!(m.contains("leads outside the workspace"), "{m}");
+    }
+    assert!(msgs[4].contains("is an absolute path"), "{}", msgs[4]);
+    assert!(
+        untouched,
+        "a refused call changed the chat or the knowledge base"
+    );
+}

@@ -12,8 +12,10 @@
 //! | `files_edit_docx`, `files_set_cells` | `path`, when it existed before | `path` |
 //! | `files_export_pdf`, `files_pdf_to_docx`, `files_image_to_pdf` | `source` | `path` |
 //! | `sheets_import` | `path` | |
-//! | `sheets_export`, `mail_save_attachment` | | `path` |
+//! | `sheets_export`, `mail_save_attachment`, `chat_save_file`, `kb_save_attachment` | | `path` |
 //! | `mail_send`, `mail_reply`, `mail_forward` | `attachments` | |
+//! | `chat_post` | `files` | |
+//! | `kb_attach` | `path` | |
 //! | `shell_run` | by [`shell::shell_accesses`] | by [`shell::shell_accesses`] |
 //!
 //! Only calls that succeeded count. Within a step, reads come before writes.
@@ -204,7 +206,7 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
             }
         };
         match tool {
-            "files_read" | "files_ocr" | "sheets_import" => read("path"),
+            "files_read" | "files_ocr" | "sheets_import" | "kb_attach" => read("path"),
             "files_search" => {
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p))
                     && !facts.dirs.contains(&p)
@@ -241,9 +243,14 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
                     writes.push(p);
                 }
             }
-            "mail_send" | "mail_reply" | "mail_forward" => {
+            "mail_send" | "mail_reply" | "mail_forward" | "chat_post" => {
+                let list = if tool == "chat_post" {
+                    "files"
+                } else {
+                    "attachments"
+                };
                 for a in args
-                    .get("attachments")
+                    .get(list)
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
@@ -257,7 +264,9 @@ pub fn file_accesses(steps: &[Step], facts: &WorkspaceFacts) -> Vec<FileAccess> 
             | "files_write_docx"
             | "files_edit"
             | "sheets_export"
-            | "mail_save_attachment" => {
+            | "mail_save_attachment"
+            | "chat_save_file"
+            | "kb_save_attachment" => {
                 if let Some(p) = arg(args, "path").and_then(|p| facts.resolve(p)) {
                     writes.push(p);
                 }
@@ -694,6 +703,42 @@ mod tests {
                 edge("notes.md", "out/notes.pdf"),
                 edge("notes.md", "out/b.csv"),
                 edge("b.csv", "out/b.csv"),
+            ]
+            .into_iter()
+            .collect()
+        );
+    }
+
+    #[test]
+    fn chat_files_and_kb_attachments_are_reads_and_writes() {
+        let g = graph_of(&[
+            call(
+                1,
+                "chat_post",
+                json!({"channel": "ops", "text": "chart", "files": ["chart.png"]}),
+            ),
+            call(
+                1,
+                "chat_save_file",
+                json!({"id": "c1", "filename": "w.jpg", "path": "in/w.jpg"}),
+            ),
+            call(1, "kb_attach", json!({"page": "Ops", "path": "notes.md"})),
+            call(
+                1,
+                "kb_save_attachment",
+                json!({"page": "Ops", "filename": "f.pdf", "path": "in/f.pdf"}),
+            ),
+        ]);
+        assert_eq!(
+            g.nodes.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["chart.png", "in/f.pdf", "in/w.jpg", "notes.md"]
+        );
+        assert_eq!(
+            g.edges,
+            [
+                edge("chart.png", "in/w.jpg"),
+                edge("chart.png", "in/f.pdf"),
+                edge("notes.md", "in/f.pdf"),
             ]
             .into_iter()
             .collect()

@@ -62,6 +62,11 @@ pub(crate) fn chat_posted(
             && f.contains.iter().all(|k| contains_keyword(&m.text, k))
             && !f.excludes.iter().any(|k| contains_keyword(&m.text, k))
             && f.in_thread.is_none_or(|t| m.thread_of.is_some() == t)
+            && f.files.iter().all(|n| {
+                m.files
+                    .iter()
+                    .any(|x| x.name.trim().eq_ignore_ascii_case(n.trim()))
+            })
     };
     let hits: Vec<&ChatMessage> = world.chat().messages().iter().filter(matches).collect();
     let n = hits.len() as u32;
@@ -83,6 +88,9 @@ pub(crate) fn chat_posted(
     }
     if let Some(t) = f.in_thread {
         what.push(if t { "in a thread" } else { "top-level" }.to_string());
+    }
+    if !f.files.is_empty() {
+        what.push(format!("with the file(s) {}", quoted(&f.files)));
     }
     let ids: Vec<&str> = hits.iter().map(|m| m.id.as_str()).collect();
     let ok = within(n as usize, f.min, f.max);

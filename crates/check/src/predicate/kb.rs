@@ -23,6 +23,11 @@ fn page_matches(world: &World, p: &Page, f: &KbPageFilter) -> bool {
             .is_none_or(|t| parent.is_some_and(|x| x.title.trim().eq_ignore_ascii_case(t.trim())))
         && f.contains.iter().all(|k| contains_keyword(&p.content, k))
         && f.excludes.iter().all(|k| !contains_keyword(&p.content, k))
+        && f.attachments.iter().all(|n| {
+            p.attachments
+                .iter()
+                .any(|a| a.file.name.trim().eq_ignore_ascii_case(n.trim()))
+        })
 }
 
 pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (VerdictStatus, String) {
@@ -51,6 +56,9 @@ pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (Verdict
     }
     if !f.excludes.is_empty() {
         parts.push(format!("without {}", quoted(&f.excludes)));
+    }
+    if !f.attachments.is_empty() {
+        parts.push(format!("with the attachment(s) {}", quoted(&f.attachments)));
     }
     let n = matching.len();
     let mut detail = format!(
@@ -93,6 +101,23 @@ pub(crate) fn kb_page(_task: &Task, world: &World, f: &KbPageFilter) -> (Verdict
                 "; page '{}' contains {}",
                 p.title,
                 quoted(&forbidden)
+            ));
+        }
+        let unattached: Vec<String> = f
+            .attachments
+            .iter()
+            .filter(|n| {
+                !p.attachments
+                    .iter()
+                    .any(|a| a.file.name.trim().eq_ignore_ascii_case(n.trim()))
+            })
+            .cloned()
+            .collect();
+        if !unattached.is_empty() {
+            detail.push_str(&format!(
+                "; page '{}' has no attachment {}",
+                p.title,
+                quoted(&unattached)
             ));
         }
     }

@@ -370,6 +370,9 @@ pub struct ChatPostedFilter {
     pub excludes: Vec<String>,
     /// Only replies in a thread (`true`) or only top-level messages (`false`).
     pub in_thread: Option<bool>,
+    /// File names (case-insensitive) the message must each carry.
+    #[serde(default)]
+    pub files: Vec<String>,
     #[serde(default = "one")]
     pub min: u32,
     #[serde(default)]
@@ -432,6 +435,9 @@ pub struct KbPageFilter {
     pub contains: Vec<String>,
     #[serde(default)]
     pub excludes: Vec<String>,
+    /// File names (case-insensitive) the page must each have attached.
+    #[serde(default)]
+    pub attachments: Vec<String>,
     #[serde(default = "one")]
     pub min: u32,
     #[serde(default)]

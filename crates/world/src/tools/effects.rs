@@ -96,6 +96,8 @@ pub const EFFECTS: &[(&str, Effect)] = &[
     ("chat_remove_member", Effect::Remove),
     ("chat_leave", Effect::Remove),
     ("chat_delete_message", Effect::Remove),
+    ("chat_read_file", Effect::Read),
+    ("chat_save_file", Effect::Change),
     // knowledge base
     ("kb_search", Effect::Read),
     ("kb_list_pages", Effect::Read),
@@ -107,6 +109,9 @@ pub const EFFECTS: &[(&str, Effect)] = &[
     ("kb_comment", Effect::Add),
     ("kb_update_page", Effect::Change),
     ("kb_update_row", Effect::Change),
+    ("kb_read_attachment", Effect::Read),
+    ("kb_attach", Effect::Change),
+    ("kb_save_attachment", Effect::Change),
     // spreadsheets
     ("sheets_list", Effect::Read),
     ("sheets_read", Effect::Read),

@@ -338,24 +338,6 @@ fn addresses(field: &str, list: &[String]) -> Result<Vec<Address>, String> {
         .collect()
 }
 
-fn guess_type(path: &str) -> &'static str {
-    let ext = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-    match ext.as_str() {
-        "txt" | "md" | "log" => "text/plain",
-        "csv" => "text/csv",
-        "json" => "application/json",
-        "html" | "htm" => "text/html",
-        "pdf" => "application/pdf",
-        "ics" => "text/calendar",
-        "xlsx" => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "docx" => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "pptx" => "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        _ => "application/octet-stream",
-    }
-}
-
 fn workspace_attachments(w: &World, paths: &[String]) -> Result<Vec<Attachment>, String> {
     paths
         .iter()
@@ -367,7 +349,7 @@ fn workspace_attachments(w: &World, paths: &[String]) -> Result<Vec<Attachment>,
             let filename = p.rsplit('/').next().unwrap_or(p).to_string();
             Ok(Attachment {
                 filename,
-                content_type: guess_type(p).to_string(),
+                content_type: crate::attachments::mime_by_name(p).to_string(),
                 size: data.len() as u64,
                 data,
             })

@@ -1,4 +1,7 @@
-//! kb_* tools: the knowledge base (pages, databases, comments).
+//! kb_* tools: the knowledge base (pages, databases, comments; the files attached to pages
+//! in `attachments.rs`).
+
+mod attachments;
 
 use bureau_core::log::Actor;
 use serde::Deserialize;
@@ -11,7 +14,7 @@ use crate::kb::{Filter, KbComment, Page, Row, Sort, coerce_values};
 pub(super) const TOOLS: &[Tool] = &[
     Tool {
         name: "kb_search",
-        description: "Search the knowledge base: page titles and contents, and database names. Every word of the query must appear.",
+        description: "Search the knowledge base: page titles, contents and attachment names, and database names. Every word of the query must appear.",
         schema: || {
             schema(
                 &[("query", string("Words to look for (case-insensitive)"))],
@@ -36,7 +39,7 @@ pub(super) const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "kb_read_page",
-        description: "Read a page (markdown), with its children and comments.",
+        description: "Read a page (markdown), with its children, comments and attachments (name, size, mime_type; kb_read_attachment shows one).",
         schema: || {
             schema(
                 &[("page", string("Page id (e.g. page-3) or unique title"))],
@@ -160,9 +163,12 @@ pub(super) const TOOLS: &[Tool] = &[
         },
         run: comment,
     },
+    attachments::READ_ATTACHMENT,
+    attachments::ATTACH,
+    attachments::SAVE_ATTACHMENT,
 ];
 
-fn now(w: &World) -> String {
+pub(super) fn now(w: &World) -> String {
     w.now().with_timezone(&w.timezone()).to_rfc3339()
 }
 
@@ -202,7 +208,8 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     }
     let mut pages = Vec::new();
     for p in w.kb.pages() {
-        let hay = format!("{}\n{}", p.title, p.content).to_lowercase();
+        let names: Vec<&str> = p.attachments.iter().map(|a| a.file.name.as_str()).collect();
+        let hay = format!("{}\n{}\n{}", p.title, p.content, names.join("\n")).to_lowercase();
         if words.iter().all(|x| hay.contains(x)) {
             let mut v = page_summary(w, p);
             v["snippet"] = Value::String(snippet(&p.content, &words[0]));
@@ -280,6 +287,7 @@ fn read_page(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
     v["content"] = Value::String(p.content.clone());
     v["children"] = Value::Array(children);
     v["comments"] = Value::Array(comments(&p.comments));
+    v["attachments"] = p.attachments.iter().map(|a| a.listed()).collect();
     v["created_by"] = json!(p.created_by);
     v["created_at"] = json!(p.created_at);
     v["updated_by"] = json!(p.updated_by);
@@ -319,6 +327,7 @@ fn create_page(w: &mut World, actor: &Actor, args: &Value) -> ToolResult {
         updated_by: me,
         updated_at: at,
         comments: Vec::new(),
+        attachments: Vec::new(),
     };
     w.kb.pages.insert(id.clone(), page);
     w.record(
