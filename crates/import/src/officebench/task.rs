@@ -38,8 +38,8 @@ pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
 
 /// Whether the task's facts are in a picture ([`ABILITY_IMAGE`]) or in a PDF without a text
 /// layer ([`ABILITY_SCAN`]): the task has content checks (not only file existence) and names a
-/// seeded image (or says image, picture, photo, scan, OCR), or names a seeded PDF whose pages
-/// have no text. A heuristic for the ability tag and `import.json` only: every imported task
+/// seeded image or a word of its name ("contact cards" for `Bob_card.png`; or says image,
+/// picture, photo, scan, OCR), or names a seeded PDF whose pages have no text. A heuristic for the ability tag and `import.json` only: every imported task
 /// offers `files_ocr`, and `files_read` shows any picture, so a task it misses loses nothing.
 pub(super) fn media_input(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
     let content_checked = sub
@@ -52,15 +52,7 @@ pub(super) fn media_input(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
     let task = sub.task.to_lowercase();
     let images: Vec<&String> = tb.data_files.iter().filter(|f| is_image(f)).collect();
     if !images.is_empty() {
-        let named = images.iter().any(|f| {
-            let stem = f.rsplit('/').next().unwrap_or(f);
-            let stem = stem
-                .rsplit_once('.')
-                .map(|(s, _)| s)
-                .unwrap_or(stem)
-                .to_lowercase();
-            task.contains(&stem) || task.contains(&stem.replace('_', " "))
-        });
+        let named = images.iter().any(|f| names(&task, f));
         if named
             || [
                 "image", "picture", "photo", "scan", "ocr", ".jpg", ".png", "jpg", "png",
@@ -98,6 +90,31 @@ pub(super) fn media_input(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether the task's text (lower case) names the file `path`: its name, or one of the words of
+/// its name, alone or with a plural s ("collect all contact cards" names `Bob_card.png`).
+fn names(task: &str, path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file
+        .rsplit_once('.')
+        .map(|(s, _)| s)
+        .unwrap_or(file)
+        .to_lowercase();
+    if task.contains(&stem) || task.contains(&stem.replace('_', " ")) {
+        return true;
+    }
+    let words: Vec<&str> = task
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    stem.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .any(|w| {
+            words
+                .iter()
+                .any(|t| *t == w || t.strip_suffix('s') == Some(w))
+        })
 }
 
 /// The people a subtask's evaluations name (lower case), for empty calendars.
@@ -460,4 +477,40 @@ pub(super) fn task_toml(
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn a_task_names_a_picture_by_its_name_or_a_word_of_it() {
+        // OfficeBench's wordings
+        for (task, file) in [
+            ("what is bob's score in scores.jpg?", "scores.jpg"),
+            ("read business traveling image", "business_travel.jpg"),
+            ("collect all contact cards except tom's", "Bob_card.png"),
+            ("extract students and their ids", "students_ids.jpg"),
+            (
+                "what is the maximum prices of the cars sold in march?",
+                "car_trading.png",
+            ),
+            (
+                "collect company trading and save in company_trading.xlsx",
+                "company_trading_records.jpg",
+            ),
+        ] {
+            assert!(names(task, file), "{task:?} names {file}");
+        }
+        for (task, file) in [
+            ("delete file3.xlsx", "file4.jpg"),
+            (
+                "what the maximum sales revenue entry from sales report",
+                "transcripts.jpg",
+            ),
+            ("reply to the manager", "managers_photo.png"),
+        ] {
+            assert!(!names(task, file), "{task:?} does not name {file}");
+        }
+    }
 }
