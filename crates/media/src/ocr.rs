@@ -107,7 +107,10 @@ fn one_image(
     let (dir, input) = stage(bytes, &format!(".{}", t.name()))?;
     let out = run(
         tesseract,
-        &[&input.to_string_lossy(), "stdout", "-l", lang, "--psm", "3"],
+        // --psm 4 (one column of text of varying sizes) keeps each row of a table on one line;
+        // the automatic layout (3) cuts a table into its columns, one after the other, and
+        // loses whole columns of OfficeBench's trading records and lists of IDs.
+        &[&input.to_string_lossy(), "stdout", "-l", lang, "--psm", "4"],
         dir.path(),
         file,
         Duration::from_secs(SECONDS),
