@@ -10,6 +10,8 @@ use bureau_core::suite::load_tasks;
 use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
+mod media;
+
 /// Bureau: a workplace simulator and evaluation harness for AI coworker agents.
 #[derive(Debug, Parser)]
 #[command(name = "bureau", version, propagate_version = true)]
@@ -63,6 +65,9 @@ enum Command {
     /// Agents: `bureau agents check <agent>...` checks what each needs before a run.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// Media for tasks: `bureau media render <media.toml> [--check]` makes pictures, charts, scans, voicemails, clips and mails from a spec (docs/media.md).
+    #[command(subcommand)]
+    Media(media::MediaCommand),
     /// Import a public benchmark from a local checkout: `bureau import officebench <checkout>`; `bureau import compare` lists the verdicts two scorings of one run disagree on.
     #[command(subcommand)]
     Import(ImportCommand),
@@ -289,6 +294,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => cmd_mcp(args),
         Command::Tasks { targets } => cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
+        Command::Media(cmd) => media::cmd_media(cmd),
         Command::Import(ImportCommand::Officebench {
             checkout,
             out,

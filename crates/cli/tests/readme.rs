@@ -71,6 +71,7 @@ fn every_readme_command_without_a_model_works_from_a_fresh_path() {
     for expected in [
         "run suites/starter --agent oracle",
         "run suites/intranet --agent oracle",
+        "run suites/evidence --agent oracle",
         "validate suites",
         "report runs/demo",
         "rescore runs/demo",

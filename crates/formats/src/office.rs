@@ -36,7 +36,7 @@ pub use docx::{Block, Docx, Paragraph, Table, WriteBlock, read_docx, write_docx}
 pub use docx_edit::{
     BlockView, DocxOp, MAX_EDIT_OPS, MAX_EDIT_TEXT, blocks_to_text, docx_blocks, edit_docx,
 };
-pub use image::{MAX_IMAGE_PIXELS, image_to_pdf};
+pub use image::{MAX_IMAGE_PIXELS, PageImage, image_to_pdf, images_to_pdf};
 pub use pdf::{Pdf, read_pdf, write_pdf};
 pub use pptx::{Pptx, Slide, read_pptx, write_pptx};
 pub use vcard::{Contact, contacts_to_text, parse_vcf};

@@ -570,6 +570,7 @@ fn write_one(
         role: "bulk".into(),
         duplicate_of: None,
         date: f.date.to_string(),
+        media: None,
     })
 }
 

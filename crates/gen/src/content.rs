@@ -97,6 +97,33 @@ pub(crate) enum Body {
     CopyOf(usize),
     /// Type-specific filler drawn from the file's own random stream.
     Filler,
+    /// A picture, chart or scan drawn by `bureau_media::render`.
+    Media(Box<Evidence>),
+}
+
+/// What a media file shows.
+#[derive(Debug, Clone)]
+pub(crate) enum Evidence {
+    /// A picture; a `.jpg` is photographed (its `photo`), a `.png` kept flat.
+    Picture(bureau_media::render::Picture),
+    Chart(bureau_media::render::Chart),
+    /// Pages scanned into an image-only PDF.
+    Scan(Vec<bureau_media::render::Picture>),
+}
+
+impl Evidence {
+    /// What the manifest says the file is (`media`).
+    pub(crate) fn kind(&self) -> String {
+        match self {
+            Evidence::Picture(p) if p.photo.is_flat() => p.template.name().to_string(),
+            Evidence::Picture(p) => format!("{} photo", p.template.name()),
+            Evidence::Chart(c) => match c.kind {
+                bureau_media::render::ChartKind::Bar => "bar chart".into(),
+                bureau_media::render::ChartKind::Line => "line chart".into(),
+            },
+            Evidence::Scan(_) => "scan".into(),
+        }
+    }
 }
 
 impl Doc {

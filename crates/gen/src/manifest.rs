@@ -62,6 +62,10 @@ pub struct FileEntry {
     pub duplicate_of: Option<String>,
     /// The document date (also the file's modification time), `YYYY-MM-DD`.
     pub date: String,
+    /// For evidence media: what the file shows ("receipt photo", "whiteboard photo", "scan",
+    /// "bar chart", ...); its facts are in `facts`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media: Option<String>,
 }
 
 /// Something true in the workspace, and the files that state it.
@@ -173,6 +177,10 @@ pub(crate) fn write(
                 _ => None,
             },
             date: f.date.to_string(),
+            media: match &f.body {
+                crate::content::Body::Media(m) => Some(m.kind()),
+                _ => None,
+            },
         });
     }
     for f in bulk {

@@ -189,8 +189,15 @@ fn planted_facts_are_stated_in_every_file_the_manifest_names() {
             "{persona}: {} derivations",
             m.derivations.len()
         );
+        let media: BTreeSet<&str> = m
+            .files
+            .iter()
+            .filter(|f| f.media.is_some())
+            .map(|f| f.path.as_str())
+            .collect();
         for f in &m.facts {
-            // The value's first part (a figure, a name, a date and time) must be in each file's text.
+            // The value's first part (a figure, a name, a date and time) must be in each file's
+            // text; pictures and scans are read by OCR in their own test below.
             let key = f
                 .value
                 .split(" (")
@@ -199,7 +206,7 @@ fn planted_facts_are_stated_in_every_file_the_manifest_names() {
                 .split(" <")
                 .next()
                 .unwrap();
-            for p in &f.files {
+            for p in f.files.iter().filter(|p| !media.contains(p.as_str())) {
                 let bytes = std::fs::read(dir.path().join(p)).unwrap();
                 let txt = office::to_text(p, &bytes).unwrap();
                 assert!(
@@ -250,6 +257,17 @@ fn every_office_file_opens_with_bureaus_own_readers() {
     for f in &m.files {
         let bytes = std::fs::read(dir.path().join(&f.path)).unwrap();
         match f.ty.as_str() {
+            // A scan: pages of pictures, no text layer.
+            "pdf" if f.media.as_deref() == Some("scan") => {
+                let t =
+                    office::to_text(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
+                assert!(
+                    t.lines()
+                        .all(|l| l.trim().is_empty() || l.starts_with("## Page")),
+                    "{}: a scan with text: {t}",
+                    f.path
+                );
+            }
             "docx" | "pptx" | "pdf" | "eml" | "ics" | "vcf" | "html" | "md" | "json" | "yaml" => {
                 let t =
                     office::to_text(&f.path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", f.path));
@@ -457,4 +475,108 @@ fn sizes_parse_with_decimal_and_binary_units() {
             .contains("unknown size unit")
     );
     assert!(parse_size("GB").is_err());
+}
+
+/// The text tesseract reads in a picture, page layout analysis (psm 3) and sparse text (psm
+/// 11, which finds the values written on a chart's bars) together; `None` without tesseract.
+fn ocr(bytes: &[u8], ext: &str) -> Option<String> {
+    let tesseract = bureau_media::external::find("tesseract")?;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join(format!("in.{ext}"));
+    std::fs::write(&input, bytes).unwrap();
+    let mut text = String::new();
+    for psm in ["3", "11"] {
+        let out = std::process::Command::new(&tesseract)
+            .args([input.to_str().unwrap(), "stdout", "--psm", psm])
+            .env("OMP_THREAD_LIMIT", "1")
+            .output()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&out.stdout));
+        text.push('\n');
+    }
+    Some(text)
+}
+
+#[test]
+fn evidence_media_carry_their_facts_legibly_and_are_what_the_manifest_says() {
+    use bureau_formats::text;
+    let (dir, m) = gen_into(GenSpec {
+        persona: Persona::LogisticsManager,
+        files: 900,
+        seed: 5,
+    });
+    let media: BTreeMap<&str, &str> = m
+        .files
+        .iter()
+        .filter_map(|f| f.media.as_deref().map(|k| (f.path.as_str(), k)))
+        .collect();
+    let kinds: BTreeSet<&str> = media.values().copied().collect();
+    assert_eq!(
+        kinds,
+        BTreeSet::from(["bar chart", "receipt photo", "scan", "whiteboard photo"])
+    );
+    // Each is what its name says, by its bytes.
+    for (path, kind) in &media {
+        let bytes = std::fs::read(dir.path().join(path)).unwrap();
+        let sniffed = bureau_media::sniff(&bytes).map(|t| t.name());
+        let want = match *kind {
+            "scan" => "pdf",
+            "bar chart" => "png",
+            _ => "jpeg",
+        };
+        assert_eq!(sniffed, Some(want), "{path}");
+    }
+    // The scan is image-only: every page an image, no text layer.
+    let scan = media.iter().find(|(_, k)| **k == "scan").unwrap().0;
+    let bytes = std::fs::read(dir.path().join(scan)).unwrap();
+    let pages = bureau_media::scan::page_images(scan, &bytes, &[1, 2]).unwrap();
+    assert!(pages.iter().all(|p| p.image.is_ok()), "{pages:?}");
+    // Facts of media are stated by media only, and OCR reads each one's value.
+    let media_facts: Vec<_> = m
+        .facts
+        .iter()
+        .filter(|f| f.files.iter().any(|p| media.contains_key(p.as_str())))
+        .collect();
+    assert_eq!(media_facts.len(), 7, "{media_facts:?}");
+    let mut read = BTreeMap::new();
+    for f in &media_facts {
+        assert_eq!(f.files.len(), 1, "{}", f.id);
+        let p = &f.files[0];
+        let text = match read.get(p) {
+            Some(t) => t,
+            None => {
+                let bytes = std::fs::read(dir.path().join(p)).unwrap();
+                let t = if p.ends_with(".pdf") {
+                    let mut t = Some(String::new());
+                    for page in bureau_media::scan::page_images(p, &bytes, &[1, 2]).unwrap() {
+                        let img = page.image.unwrap();
+                        match ocr(&img.bytes, "png") {
+                            Some(x) => t.as_mut().unwrap().push_str(&x),
+                            None => t = None,
+                        }
+                    }
+                    t
+                } else {
+                    ocr(&bytes, p.rsplit('.').next().unwrap())
+                };
+                let Some(t) = t else {
+                    eprintln!(
+                        "tesseract is not on PATH (apt-get install tesseract-ocr): media facts not read back"
+                    );
+                    return;
+                };
+                read.insert(p.clone(), t);
+                &read[p]
+            }
+        };
+        // The value, its parenthesised count too ("Nordics (383)" → Nordics, 383).
+        for word in f.value.replace(['(', ')'], " ").split_whitespace() {
+            assert!(
+                text::contains_keyword(text, word),
+                "fact {} ({}): {word:?} not read in {p}:\n{text}",
+                f.id,
+                f.value
+            );
+        }
+    }
 }

@@ -189,6 +189,26 @@ pub fn stage(bytes: &[u8], ext: &str) -> Result<(tempfile::TempDir, PathBuf), Me
     Ok((dir, path))
 }
 
+/// The ffmpeg demuxer for `bytes`, by their signature. ffmpeg is always told the format and
+/// allowed the `file` protocol only: left to probe, it would read a playlist or a
+/// concatenation list that names other files (or URLs) as the media an agent wrote.
+pub fn demuxer(file: &str, bytes: &[u8]) -> Result<&'static str, MediaError> {
+    use crate::MediaType::*;
+    match crate::sniff(bytes) {
+        Some(Mp4) => Ok("mov"),
+        Some(Mkv) => Ok("matroska"),
+        Some(Avi) => Ok("avi"),
+        Some(Wav) => Ok("wav"),
+        Some(Mp3) => Ok("mp3"),
+        Some(Ogg) => Ok("ogg"),
+        Some(Flac) => Ok("flac"),
+        _ => Err(crate::invalid(
+            file,
+            "not a sound or video file Bureau reads (MP4/MOV, Matroska/WebM, AVI, WAV, MP3, Ogg, FLAC)",
+        )),
+    }
+}
+
 /// What ffprobe says of a file.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Probe {
@@ -208,12 +228,17 @@ pub fn probe(file: &str, bytes: &[u8]) -> Result<Probe, MediaError> {
         "reading a video's or compressed sound's duration",
         "apt-get install ffmpeg",
     )?;
+    let format = demuxer(file, bytes)?;
     let (dir, input) = stage(bytes, "")?;
     let out = run(
         &ffprobe,
         &[
             "-v",
             "error",
+            "-protocol_whitelist",
+            "file",
+            "-f",
+            format,
             "-print_format",
             "json",
             "-show_format",

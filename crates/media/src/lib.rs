@@ -27,6 +27,7 @@ pub mod ocr;
 pub mod pages;
 pub mod picture;
 pub mod present;
+pub mod render;
 pub mod scan;
 pub mod video;
 

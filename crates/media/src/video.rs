@@ -71,10 +71,12 @@ pub fn for_agent(file: &str, bytes: &[u8], _t: MediaType) -> Result<AgentVideo, 
         "taking key frames of a video",
         "apt-get install ffmpeg",
     )?;
+    let format = crate::external::demuxer(file, bytes)?;
     let (dir, input) = stage(bytes, "")?;
     let input = input.to_string_lossy().into_owned();
+    // Scaled down to fit, never up.
     let scale = format!(
-        "scale=w={VIDEO_FRAME_SIDE}:h={VIDEO_FRAME_SIDE}:force_original_aspect_ratio=decrease"
+        "scale=w='min({VIDEO_FRAME_SIDE},iw)':h='min({VIDEO_FRAME_SIDE},ih)':force_original_aspect_ratio=decrease"
     );
     let mut frames = Vec::new();
     for i in 0..VIDEO_FRAMES {
@@ -90,6 +92,10 @@ pub fn for_agent(file: &str, bytes: &[u8], _t: MediaType) -> Result<AgentVideo, 
                 "1",
                 "-ss",
                 &at_arg,
+                "-protocol_whitelist",
+                "file",
+                "-f",
+                format,
                 "-i",
                 &input,
                 "-frames:v",

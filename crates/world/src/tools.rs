@@ -78,8 +78,8 @@ fn all() -> impl Iterator<Item = &'static Tool> {
     SERVICES.iter().flat_map(|s| s.iter())
 }
 
-/// Whether tool `name` belongs to one of `apps` (`files` tools always; every tool when `apps`
-/// is empty).
+/// Whether tool `name` belongs to one of `apps`: `files` tools always, every tool when `apps`
+/// is empty — except `files_ocr`, offered only when `apps` names `ocr`.
 pub fn offered(name: &str, apps: &[String]) -> bool {
     // OCR is an app of its own (OfficeBench has one): only offices that declare it offer it.
     if name == files::OCR.name {

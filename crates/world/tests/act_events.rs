@@ -135,8 +135,20 @@ fn the_agent_is_offered_only_the_tools_of_the_tasks_apps() {
         ToolOutcome::Error { message } => assert!(message.contains("not available"), "{message}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    // A task without `apps` offers everything.
-    assert_eq!(World::tool_specs_for(&[]).len(), World::tool_specs().len());
+    // A task without `apps` offers everything but OCR, which only a task that declares the
+    // `ocr` app gets.
+    let all: Vec<String> = World::tool_specs().into_iter().map(|s| s.name).collect();
+    let offered: Vec<String> = World::tool_specs_for(&[])
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    let missing: Vec<&String> = all.iter().filter(|n| !offered.contains(n)).collect();
+    assert_eq!(missing, ["files_ocr"]);
+    assert!(
+        World::tool_specs_for(&["ocr".to_string()])
+            .iter()
+            .any(|s| s.name == "files_ocr")
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod files;
 mod git;
 mod harness;
 mod mcp_stdio;
+mod media;
 mod run;
 mod services;
 mod shell;

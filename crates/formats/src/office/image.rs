@@ -1,4 +1,5 @@
-//! Image → PDF: a PNG or JPEG on a page of its own.
+//! Image → PDF: a PNG or JPEG on a page of its own ([`image_to_pdf`]), or pictures the caller
+//! made as the pages of a scan ([`images_to_pdf`]).
 //!
 //! A JPEG is embedded as it is (the PDF `DCTDecode` filter holds JPEG data), after reading its
 //! dimensions and colour components from the frame header; a PNG is decoded (the `png` crate:
@@ -224,56 +225,149 @@ fn jpeg_image(file: &str, bytes: &[u8]) -> Result<Embedded, FormatError> {
     }
 }
 
+/// A picture made by the caller (who knows its size and encoding), to be one page of a PDF
+/// written by [`images_to_pdf`]: a scan's pages, rendered in-process, need no decoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageImage {
+    /// Baseline or progressive JPEG data (8-bit, `gray`: one component, else three), kept as
+    /// it is (`DCTDecode`).
+    Jpeg {
+        width: u32,
+        height: u32,
+        gray: bool,
+        data: Vec<u8>,
+    },
+    /// Raw 8-bit pixels, row by row (`gray`: one byte a pixel, else RGB), deflated into the
+    /// PDF (`FlateDecode`).
+    Pixels {
+        width: u32,
+        height: u32,
+        gray: bool,
+        pixels: Vec<u8>,
+    },
+}
+
+/// A PDF with one page per image, each image filling its page; `dpi` sets the page size
+/// (the A4 page scanned at 150 dpi is 1240 × 1754 pixels and 595 × 842 points). No text
+/// layer: what a scanner writes. Deterministic: the same pages give the same bytes.
+///
+/// The pages are the caller's own pictures; bytes from elsewhere go through
+/// [`image_to_pdf`], which reads them in an isolated child.
+pub fn images_to_pdf(title: &str, pages: &[PageImage], dpi: f64) -> Vec<u8> {
+    let embedded: Vec<Embedded> = pages
+        .iter()
+        .map(|p| match p {
+            PageImage::Jpeg {
+                width,
+                height,
+                gray,
+                data,
+            } => Embedded {
+                width: *width,
+                height: *height,
+                dict: format!(
+                    "/ColorSpace /{} /BitsPerComponent 8 /Filter /DCTDecode",
+                    if *gray { "DeviceGray" } else { "DeviceRGB" }
+                ),
+                data: data.clone(),
+                alpha: None,
+            },
+            PageImage::Pixels {
+                width,
+                height,
+                gray,
+                pixels,
+            } => Embedded {
+                width: *width,
+                height: *height,
+                dict: format!(
+                    "/ColorSpace /{} /BitsPerComponent 8 /Filter /FlateDecode",
+                    if *gray { "DeviceGray" } else { "DeviceRGB" }
+                ),
+                data: deflate(pixels),
+                alpha: None,
+            },
+        })
+        .collect();
+    let dpi = if dpi.is_finite() && dpi > 0.0 {
+        dpi
+    } else {
+        72.0
+    };
+    pdf_of_pages(title, &embedded, 72.0 / dpi)
+}
+
 /// A one-page PDF showing the image over the whole page.
 fn pdf_of(file: &str, img: &Embedded) -> Vec<u8> {
-    let (w, h) = (f64::from(img.width), f64::from(img.height));
-    let scale = (MAX_PAGE / w.max(h)).min(1.0);
-    let (pw, ph) = (w * scale, h * scale);
-    let content = format!("q {pw:.2} 0 0 {ph:.2} 0 0 cm /Im1 Do Q\n");
-    let title: String = file
-        .rsplit('/')
-        .next()
-        .unwrap_or(file)
+    let title = file.rsplit('/').next().unwrap_or(file);
+    pdf_of_pages(title, std::slice::from_ref(img), 1.0)
+}
+
+/// A PDF of one page per image, each page the image's size times `points_per_pixel`
+/// (scaled down to fit PDF's largest page when bigger). Objects: 1 catalog, 2 page tree,
+/// 3 information; then per page its page, contents, image and (when it has one) soft mask.
+fn pdf_of_pages(title: &str, imgs: &[Embedded], points_per_pixel: f64) -> Vec<u8> {
+    let title: String = title
         .chars()
         .filter(|c| c.is_ascii_graphic() || *c == ' ')
         .filter(|c| !matches!(c, '(' | ')' | '\\'))
         .collect();
-    let mut objs: Vec<Vec<u8>> = vec![
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2} {ph:.2}] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>"
-        )
-        .into_bytes(),
-    ];
     let stream = |dict: String, data: &[u8]| {
         let mut o = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
         o.extend_from_slice(data);
         o.extend_from_slice(b"\nendstream");
         o
     };
-    objs.push(stream(String::new(), content.as_bytes()));
-    let smask = if img.alpha.is_some() {
-        " /SMask 7 0 R"
-    } else {
-        ""
-    };
-    objs.push(stream(
-        format!(
-            "/Type /XObject /Subtype /Image /Width {} /Height {} {}{smask}",
-            img.width, img.height, img.dict
-        ),
-        &img.data,
-    ));
-    objs.push(format!("<< /Title ({title}) /Producer (Bureau) >>").into_bytes());
-    if let Some(a) = &img.alpha {
+    let mut objs: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        Vec::new(),
+        format!("<< /Title ({title}) /Producer (Bureau) >>").into_bytes(),
+    ];
+    let mut kids = Vec::with_capacity(imgs.len());
+    for img in imgs {
+        let (w, h) = (f64::from(img.width), f64::from(img.height));
+        let scale = (MAX_PAGE / (w * points_per_pixel).max(h * points_per_pixel)).min(1.0)
+            * points_per_pixel;
+        let (pw, ph) = (w * scale, h * scale);
+        let page = objs.len() + 1;
+        kids.push(format!("{page} 0 R"));
+        objs.push(
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2} {ph:.2}] /Resources << /XObject << /Im1 {} 0 R >> >> /Contents {} 0 R >>",
+                page + 2,
+                page + 1
+            )
+            .into_bytes(),
+        );
+        let content = format!("q {pw:.2} 0 0 {ph:.2} 0 0 cm /Im1 Do Q\n");
+        objs.push(stream(String::new(), content.as_bytes()));
+        let smask = if img.alpha.is_some() {
+            format!(" /SMask {} 0 R", page + 3)
+        } else {
+            String::new()
+        };
         objs.push(stream(
             format!(
-                "/Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
-                img.width, img.height
+                "/Type /XObject /Subtype /Image /Width {} /Height {} {}{smask}",
+                img.width, img.height, img.dict
             ),
-            a,
+            &img.data,
         ));
+        if let Some(a) = &img.alpha {
+            objs.push(stream(
+                format!(
+                    "/Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+                    img.width, img.height
+                ),
+                a,
+            ));
+        }
     }
-    super::pdf::assemble(&objs, 6)
+    objs[1] = format!(
+        "<< /Type /Pages /Kids [{}] /Count {} >>",
+        kids.join(" "),
+        imgs.len()
+    )
+    .into_bytes();
+    super::pdf::assemble(&objs, 3)
 }

@@ -504,6 +504,62 @@ fn png_and_jpeg_become_one_page_pdfs() {
 }
 
 #[test]
+fn pictures_become_the_pages_of_an_image_only_pdf() {
+    let mut jpg = Vec::new();
+    jpeg_encoder::Encoder::new(&mut jpg, 80)
+        .encode(&[90u8; 300 * 150], 300, 150, jpeg_encoder::ColorType::Luma)
+        .unwrap();
+    let pages = [
+        PageImage::Jpeg {
+            width: 300,
+            height: 150,
+            gray: true,
+            data: jpg.clone(),
+        },
+        PageImage::Pixels {
+            width: 2,
+            height: 3,
+            gray: false,
+            pixels: vec![7; 18],
+        },
+    ];
+    let pdf = images_to_pdf("signed (copy).pdf", &pages, 150.0);
+    assert_eq!(pdf, images_to_pdf("signed (copy).pdf", &pages, 150.0));
+    let doc = lopdf::Document::load_mem(&pdf).unwrap();
+    let ids = doc.get_pages();
+    assert_eq!(ids.len(), 2);
+    // 300 pixels at 150 dpi are two inches: 144 points.
+    let media: Vec<f32> = doc
+        .get_dictionary(ids[&1])
+        .unwrap()
+        .get(b"MediaBox")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_float().unwrap())
+        .collect();
+    assert_eq!(media, vec![0.0, 0.0, 144.0, 72.0]);
+    let first = doc.get_page_images(ids[&1]).unwrap();
+    assert_eq!(
+        first[0].content,
+        jpg.as_slice(),
+        "the JPEG is embedded as it is"
+    );
+    assert_eq!(first[0].color_space.as_deref(), Some("DeviceGray"));
+    let second = doc.get_page_images(ids[&2]).unwrap();
+    assert_eq!((second[0].width, second[0].height), (2, 3));
+    // No text layer: a scan.
+    let read = read_pdf("signed.pdf", &pdf).unwrap();
+    assert_eq!(read.pages.len(), 2);
+    assert!(
+        read.pages.iter().all(|p| p.trim().is_empty()),
+        "{:?}",
+        read.pages
+    );
+}
+
+#[test]
 fn bad_images_are_errors_that_say_why() {
     let r = reason(image_to_pdf("x.gif", b"GIF89a....").unwrap_err());
     assert!(r.contains("not a PNG or JPEG"), "{r}");

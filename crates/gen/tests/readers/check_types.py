@@ -237,6 +237,19 @@ def check_pdf(b):
     assert r.pages[0].extract_text().strip()
 
 
+def check_scan(b):
+    """An image-only PDF: every page one picture that Pillow opens, no text layer."""
+    r = pypdf.PdfReader(io.BytesIO(b))
+    assert len(r.pages) >= 1
+    for page in r.pages:
+        assert not page.extract_text().strip(), "a scan page with text"
+        images = page.images
+        assert len(images) == 1, f"{len(images)} images on a page"
+        img = Image.open(io.BytesIO(images[0].data))
+        img.load()
+        assert img.width > 500 and img.height > 500
+
+
 def check_docx(b):
     d = docx.Document(io.BytesIO(b))
     assert any(p.text.strip() for p in d.paragraphs)
@@ -325,6 +338,8 @@ def main():
         try:
             if t == "mbox":
                 check_mbox(path)
+            elif f.get("media") == "scan":
+                check_scan(open(path, "rb").read())
             else:
                 CHECKS[t](open(path, "rb").read())
             checked += 1
