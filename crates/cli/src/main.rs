@@ -600,6 +600,9 @@ fn cmd_import_officebench(
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
     println!("{}", summary.line());
+    if let Some(line) = summary.media_line() {
+        println!("{line}");
+    }
     println!(
         "oracles of the imported tasks: {}; {} finding(s) about the original in {}",
         if oracles.is_empty() {

@@ -873,11 +873,15 @@ fn import_officebench_says_what_it_imported_skipped_and_refused() {
     assert_eq!(o.status.code(), Some(3));
     let stdout = text(&o.stdout);
     assert!(
-        stdout.starts_with("imported 15 of 20, skipped 2 (1 × OCR-only input"),
+        stdout.starts_with("imported 17 of 21, skipped 1 (1 × image output: OfficeBench checks an image file the agent makes; no Bureau tool makes an image file)"),
         "{stdout}"
     );
     assert!(
         stdout.contains("refused 3 (4 located error(s))"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nfacts in pictures or scans: 2 task(s) (1 × reading images; 1 × reading scanned PDFs); every task offers files_ocr\n"),
         "{stdout}"
     );
     let stderr = text(&o.stderr);
@@ -894,7 +898,7 @@ fn import_officebench_says_what_it_imported_skipped_and_refused() {
     let o = bureau().arg("validate").arg(&out).output().unwrap();
     let stdout = text(&o.stdout);
     assert!(
-        stdout.contains("2 skipped by their skip_reason (1 × OCR-only input"),
+        stdout.contains("1 skipped by their skip_reason (1 × image output"),
         "{stdout}"
     );
 

@@ -1,10 +1,17 @@
 //! `bureau import officebench` on a small checkout in OfficeBench's format written for these
 //! tests (tests/fixtures/make.py; none of OfficeBench's data): what is imported, skipped and
-//! refused, that the imported tasks validate with their oracles, and that the typed and the
-//! `--strict-original` checks disagree exactly where OfficeBench's semantics are wrong.
+//! refused, that the imported tasks validate with their oracles, that the tasks whose facts are
+//! in a picture or a scan offer `files_ocr` and tesseract reads those facts, and that the typed
+//! and the `--strict-original` checks disagree exactly where OfficeBench's semantics are wrong.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use bureau_core::log::Actor;
+use bureau_core::task::Task;
+use bureau_core::tool::{MediaKind, ToolOutcome};
+use bureau_world::World;
+use serde_json::json;
 
 use bureau_import::ImportError;
 use bureau_import::officebench::{Mode, Options, Summary, import};
@@ -27,14 +34,53 @@ fn imports_skips_and_refuses_with_located_errors() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tmp.path().join("suite");
     let s = import_into(&out, Mode::Typed);
-    assert_eq!(s.subtasks, 20);
-    assert_eq!(s.imported.len(), 15, "{:?}", s.imported);
-    assert_eq!(s.skipped_count(), 2);
+    assert_eq!(s.subtasks, 21);
+    assert_eq!(s.imported.len(), 17, "{:?}", s.imported);
+    assert_eq!(s.skipped_count(), 1);
     assert_eq!(s.refused_subtasks, 3);
     assert_eq!(
         s.line(),
-        "imported 15 of 20, skipped 2 (1 × OCR-only input: the task's facts are only in an image; Bureau has no OCR yet; 1 × image output: OfficeBench checks an image file the agent makes; Bureau has no image tools yet), refused 3 (4 located error(s))"
+        "imported 17 of 21, skipped 1 (1 × image output: OfficeBench checks an image file the agent makes; no Bureau tool makes an image file), refused 3 (4 located error(s))"
     );
+    // the tasks whose facts are only in a picture or a scan are imported, and tagged
+    assert_eq!(
+        s.media_input,
+        BTreeMap::from([
+            ("reading images".to_string(), vec!["ob-2-901-1".to_string()]),
+            (
+                "reading scanned PDFs".to_string(),
+                vec!["ob-2-902-0".to_string()]
+            ),
+        ])
+    );
+    assert_eq!(
+        s.media_line().as_deref(),
+        Some(
+            "facts in pictures or scans: 2 task(s) (1 × reading images; 1 × reading scanned PDFs); every task offers files_ocr"
+        )
+    );
+    let toml = std::fs::read_to_string(out.join("ob-2-902-0/task.toml")).expect("task.toml");
+    assert!(
+        toml.contains("abilities = [\"officebench\", \"reading scanned PDFs\"]\n"),
+        "{toml}"
+    );
+    assert!(!toml.contains("skip_reason"), "{toml}");
+    // the picture and the scan are in the workspace byte for byte, as the testbed has them
+    for (task, file, source) in [
+        ("ob-2-901-1", "scores.jpg", "2-901"),
+        ("ob-2-902-0", "receipt.pdf", "2-902"),
+    ] {
+        let copied = std::fs::read(out.join(task).join("world/files").join(file)).expect(file);
+        let original = std::fs::read(
+            fixture()
+                .join("tasks")
+                .join(source)
+                .join("testbed/data")
+                .join(file),
+        )
+        .expect(file);
+        assert_eq!(copied, original, "{task}/{file}");
+    }
     let refused: Vec<String> = s
         .refused
         .iter()
@@ -148,8 +194,8 @@ fn imported_tasks_validate_and_strict_disagrees_where_officebench_is_wrong() {
     // typed: every imported task proves itself with its derived oracle
     let report = bureau_run::validate(&[typed.display().to_string()]);
     assert!(report.offenders().is_empty(), "{:#?}", report.offenders());
-    assert_eq!(report.valid_count(), 15);
-    assert_eq!(report.skipped_by_reason().values().sum::<usize>(), 2);
+    assert_eq!(report.valid_count(), 17);
+    assert_eq!(report.skipped_by_reason().values().sum::<usize>(), 1);
 
     // strict: OfficeBench's own semantics fail where the original is defective
     let report = bureau_run::validate(&[strict.display().to_string()]);
@@ -170,8 +216,8 @@ fn imported_tasks_validate_and_strict_disagrees_where_officebench_is_wrong() {
     );
     let cfg = bureau_run::RunConfig { quiet: true, ..cfg };
     let outcome = bureau_run::run(&cfg).expect("the oracle runs");
-    assert_eq!(outcome.passed, 15);
-    assert_eq!(outcome.skipped_tasks.len(), 2);
+    assert_eq!(outcome.passed, 17);
+    assert_eq!(outcome.skipped_tasks.len(), 1);
     let run_b = tmp.path().join("run-strict");
     copy_dir(&run_a, &run_b);
     let opts = bureau_run::rescore::RescoreOptions {
@@ -210,7 +256,67 @@ fn imported_tasks_validate_and_strict_disagrees_where_officebench_is_wrong() {
             "ob-2-900-2 passed→failed e2-excel-cell-value",
         ]
     );
-    assert_eq!(c.common, 15);
+    assert_eq!(c.common, 17);
+}
+
+/// The world of imported task `id` under `root`, built in `trial`.
+fn world_of(root: &Path, id: &str, trial: &Path) -> World {
+    let task = Task::load(&root.join(id)).unwrap_or_else(|e| panic!("{id}: {e}"));
+    World::build(&task, trial).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+#[test]
+fn pictures_and_scans_are_shown_and_tesseract_reads_their_facts() {
+    // Needs tesseract-ocr (+ eng), as CI installs it: files_ocr is a tool error without it.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("suite");
+    import_into(&out, Mode::Typed);
+    for (id, file, media, facts) in [
+        // a table in small print, as OfficeBench's lists: read right only because files_ocr
+        // scales it up, and row by row only because it does not let tesseract find columns
+        (
+            "ob-2-901-1",
+            "scores.jpg",
+            "image",
+            &["Alice A 78", "Bob B 93", "David B 250", "Rick B 330"][..],
+        ),
+        ("ob-2-902-0", "receipt.pdf", "scan", &["Total: 41.50"][..]),
+    ] {
+        let mut w = world_of(&out, id, &tmp.path().join(id));
+        let offered: Vec<String> = w.offered_tool_specs().into_iter().map(|s| s.name).collect();
+        assert!(
+            offered.iter().any(|n| n == "files_ocr"),
+            "{id}: {offered:?}"
+        );
+        // files_read shows the picture (the scan's page) to a model that sees
+        match w.call_tool(Actor::Agent, "files_read", &json!({"path": file})) {
+            ToolOutcome::Ok {
+                value,
+                media: parts,
+            } => {
+                assert_eq!(value["media"], media, "{id}: {value}");
+                assert_eq!(parts.len(), 1, "{id}: {value}");
+                assert_eq!(parts[0].kind, MediaKind::Image);
+            }
+            ToolOutcome::Error { message } => panic!("{id}: files_read: {message}"),
+        }
+        // files_ocr reads the facts the checks want
+        match w.call_tool(Actor::Agent, "files_ocr", &json!({"path": file})) {
+            ToolOutcome::Ok { value, .. } => {
+                let text = value["text"].as_str().unwrap_or_default();
+                for fact in facts {
+                    assert!(
+                        text.lines().any(|l| l.trim() == *fact),
+                        "{id}: tesseract read {text:?}"
+                    );
+                }
+            }
+            ToolOutcome::Error { message } => panic!("{id}: files_ocr: {message}"),
+        }
+    }
+    // every imported task offers OCR, as OfficeBench offers its OCR app in every task
+    let w = world_of(&out, "ob-1-903-0", &tmp.path().join("plain"));
+    assert!(w.offered_tool_specs().iter().any(|s| s.name == "files_ocr"));
 }
 
 fn copy_dir(from: &Path, to: &Path) {

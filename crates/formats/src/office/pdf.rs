@@ -98,25 +98,20 @@ pub(crate) fn read_pdf_in_process(file: &str, bytes: &[u8]) -> Result<Pdf, Forma
     let mut out = Vec::with_capacity(pages.len());
     let mut total = 0usize;
     for &num in pages.keys() {
-        let text = crate::error::guard("PDF text extractor", || {
-            let mut s = String::new();
-            let r = {
-                let mut dev = pdf_extract::PlainTextOutput::new(&mut s);
-                pdf_extract::output_doc_page(&doc, &mut dev, num)
-            };
-            r.map(|()| s)
-        })
-        .map_err(|e| {
-            invalid(
-                file,
-                format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)"),
-            )
-        })?
-        .map_err(|e| {
-            invalid(
-                file,
-                format!("page {num} cannot be read ({e}); the PDF is damaged (e.g. a broken font)"),
-            )
+        let text = page_text(&doc, num).or_else(|why| {
+            // pdf-extract gives up on some pages (a curve with no current point, as Chrome's
+            // Skia writes them, makes it panic): lopdf's simpler extractor reads their text.
+            crate::error::guard("PDF text extractor", || doc.extract_text(&[num]))
+                .ok()
+                .and_then(Result::ok)
+                .ok_or_else(|| {
+                    invalid(
+                        file,
+                        format!(
+                            "page {num} cannot be read ({why}); the PDF is damaged (e.g. a broken font)"
+                        ),
+                    )
+                })
         })?;
         total += text.len();
         if total > MAX_TEXT_CHARS {
@@ -130,6 +125,20 @@ pub(crate) fn read_pdf_in_process(file: &str, bytes: &[u8]) -> Result<Pdf, Forma
         out.push(text);
     }
     Ok(Pdf { pages: out })
+}
+
+/// One page's text by pdf-extract (its panics and errors as the reason).
+fn page_text(doc: &lopdf::Document, num: u32) -> Result<String, String> {
+    crate::error::guard("PDF text extractor", || {
+        let mut s = String::new();
+        let r = {
+            let mut dev = pdf_extract::PlainTextOutput::new(&mut s);
+            pdf_extract::output_doc_page(doc, &mut dev, num)
+        };
+        r.map(|()| s)
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())
 }
 
 fn encrypted(file: &str) -> FormatError {

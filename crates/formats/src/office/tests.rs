@@ -161,6 +161,29 @@ fn pdf_write_then_read_per_page() {
 }
 
 #[test]
+fn a_page_pdf_extract_gives_up_on_is_read_by_lopdf() {
+    // A curve continued (`v`) before any point, as Chrome's Skia writes them: pdf-extract
+    // panics on it (no current point), so the page's text comes from lopdf instead.
+    let content = "1 2 3 4 v\nBT /F1 12 Tf 72 700 Td (NVIDIA revenue 7.19 billion) Tj ET\n";
+    let objs = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>".to_vec(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()).into_bytes(),
+        b"<< /Producer (test) >>".to_vec(),
+    ];
+    let bytes = super::pdf::assemble(&objs, 6);
+    let pdf = read_pdf("report.pdf", &bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(pdf.pages.len(), 1);
+    assert!(
+        pdf.pages[0].contains("NVIDIA revenue 7.19 billion"),
+        "{:?}",
+        pdf.pages[0]
+    );
+}
+
+#[test]
 fn other_formats() {
     assert_eq!(
         to_text("a.json", br#"{"b":[1,2]}"#).unwrap(),

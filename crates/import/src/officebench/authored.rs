@@ -289,6 +289,120 @@ const TABLE: &[(&str, &str, Option<&str>)] = &[
 {"tool": "files_export_pdf", "args": {"source": "class_canceling.docx", "path": "class_canceling.pdf"}}"#,
         None,
     ),
+    // Facts in pictures and scans: the oracle looks at the picture (files_read shows it) and
+    // types what it reads; it never calls files_ocr, so replaying it needs no OCR engine.
+    (
+        "ob-2-1-0",
+        r#"{"tool": "files_read", "args": {"path": "power_failure_notification.jpg"}}
+{"tool": "files_write", "args": {"path": "power_failure.txt", "content": "Electric Failure\n\nPower outage detected. Our team is working on resolving the issue.\n"}}
+{"tool": "files_export_pdf", "args": {"source": "power_failure.txt", "path": "power_failure.pdf"}}
+{"tool": "files_delete", "args": {"path": "power_failure.txt"}}"#,
+        None,
+    ),
+    (
+        "ob-2-5-0",
+        r#"{"tool": "files_read", "args": {"path": "school_policy.jpg"}}
+{"tool": "files_read", "args": {"path": "fellowship_application.pdf"}}"#,
+        Some(
+            "yes: the application gives the name (Alice Johnson), a valid email address, a statement of purpose of 105 words (at least 100 are required) and one reference (at least one is required).",
+        ),
+    ),
+    (
+        "ob-2-10-0",
+        r#"{"tool": "files_read", "args": {"path": "students_scores.jpg"}}
+{"tool": "sheets_create", "args": {"name": "score"}}
+{"tool": "sheets_write", "args": {"spreadsheet": "score", "range": "A1", "values": [["Name", "Score"], ["Alice", 100], ["Bob", 222], ["Carol", 333], ["David", 250], ["Eva", 180]]}}
+{"tool": "sheets_export", "args": {"spreadsheet": "score", "path": "score.xlsx"}}"#,
+        None,
+    ),
+    (
+        "ob-2-31-0",
+        r#"{"tool": "files_read", "args": {"path": "car_trading.png"}}"#,
+        Some(
+            "The highest price of a car sold in March (2024) is $20,000: the Ford Mustang, on 2024-03-16.",
+        ),
+    ),
+    (
+        "ob-2-31-1",
+        r#"{"tool": "files_read", "args": {"path": "car_trading.png"}}"#,
+        Some("The highest price of all the car sales is $120,000: the Porsche Cayenne Turbo."),
+    ),
+    // the true figures: OfficeBench expects "264" and "64" (the mean cut to an integer; "64"
+    // passes inside "264"), so the typed check, which compares numbers as numbers, fails
+    (
+        "ob-2-31-2",
+        r#"{"tool": "files_read", "args": {"path": "students_scores.jpg"}}"#,
+        Some(
+            "The average of the 20 scores is 264.5 and their variance is 4004.65 (population; 4215.42 as a sample variance).",
+        ),
+    ),
+    // the median of 20 scores is the mean of the 10th and 11th, 270 and 275; OfficeBench
+    // expects "272"
+    (
+        "ob-2-31-3",
+        r#"{"tool": "files_read", "args": {"path": "students_scores.jpg"}}"#,
+        Some("The median score is 272.5 (the mean of 270 and 275)."),
+    ),
+    // the median of the 49 yearly values (1975-2023) is 98.38 (1990); OfficeBench expects
+    // "91", the middle row of the table in date order (1999: 91.84), not the median
+    (
+        "ob-2-31-4",
+        r#"{"tool": "files_read", "args": {"path": "house_price_index.jpg"}}"#,
+        Some(
+            "The median house price index of the 49 years 1975-2023 is 98.38 (the value of 1990).",
+        ),
+    ),
+    (
+        "ob-2-32-0",
+        r#"{"tool": "files_read", "args": {"path": "company_budget.jpg"}}"#,
+        Some(
+            "Yes. The reimbursements come to $5,400,000 (35 salaries of $150,000 and $150,000 for machines), far above the yearly budget of $600,000.",
+        ),
+    ),
+    (
+        "ob-2-32-1",
+        r#"{"tool": "files_read", "args": {"path": "company_trading_records.jpg"}}"#,
+        Some(
+            "smaller: the income (items sold) is $1,300 and the expenditure (items bought) is $2,550.",
+        ),
+    ),
+    (
+        "ob-2-45-0",
+        r#"{"tool": "files_read", "args": {"path": "business_travel.jpg"}}
+{"tool": "mail_send", "args": {"to": ["bob@example.com", "tom@example.com"], "subject": "bussiness_travel: business travel to New York", "body": "Dear Bob and Tom,\n\nYou are required to travel to our New York office for a business meeting. Please arrange your travel accordingly.\n\nBest regards,\nAlice"}}"#,
+        None,
+    ),
+    (
+        "ob-3-27-0",
+        r#"{"tool": "files_read", "args": {"path": "Bob_card.png"}}
+{"tool": "sheets_create", "args": {"name": "contact"}}
+{"tool": "sheets_write", "args": {"spreadsheet": "contact", "range": "A1", "values": [["Name", "Phone", "Email", "Address"], ["Bob", "+1 (555) 123-4567", "Bob@example.com", "1234 Elm Street, Anytown, USA"]]}}
+{"tool": "sheets_export", "args": {"spreadsheet": "contact", "path": "contact.xlsx"}}
+{"tool": "mail_send", "args": {"to": ["alice@example.com"], "subject": "Bob", "body": "Hi Alice,\n\nHere is my contact information (also in contact.xlsx):\nName: Bob\nPhone: +1 (555) 123-4567\nEmail: Bob@example.com\nAddress: 1234 Elm Street, Anytown, USA\n\nBob", "attachments": ["contact.xlsx"]}}"#,
+        None,
+    ),
+    // the IDs starting s1 are class 1, s2 class 2
+    (
+        "ob-3-39-0",
+        r#"{"tool": "files_read", "args": {"path": "student_ids.png"}}
+{"tool": "sheets_create", "args": {"name": "class1"}}
+{"tool": "sheets_write", "args": {"spreadsheet": "class1", "range": "A1", "values": [["Name", "ID"], ["Alice", "s1001"], ["Bob", "s1002"], ["Carol", "s1003"], ["Frank", "s1006"], ["Grace", "s1007"], ["Hank", "s1008"], ["Jack", "s1010"]]}}
+{"tool": "sheets_export", "args": {"spreadsheet": "class1", "path": "Class1/SID_Class_1.xlsx"}}
+{"tool": "sheets_create", "args": {"name": "class2"}}
+{"tool": "sheets_write", "args": {"spreadsheet": "class2", "range": "A1", "values": [["Name", "ID"], ["David", "s2004"], ["Eva", "s2005"], ["Ivy", "s2009"]]}}
+{"tool": "sheets_export", "args": {"spreadsheet": "class2", "path": "Class2/SID_Class_2.xlsx"}}"#,
+        None,
+    ),
+    // a scan: the transcript's page has no text layer
+    (
+        "ob-3-69-0",
+        r#"{"tool": "files_read", "args": {"path": "transcripts.pdf"}}
+{"tool": "sheets_create", "args": {"name": "score"}}
+{"tool": "sheets_write", "args": {"spreadsheet": "score", "range": "A1", "values": [["Student", "Year", "Term", "GPA", "Credits", "Grade points"], ["Teddy Roosevelt", "2014/2015", "Fall", 4, 2, "=D2*E2"], ["Teddy Roosevelt", "2014/2015", "Winter", 4, 1, "=D3*E3"], ["Teddy Roosevelt", "2014/2015", "Spring", 3.5, 2, "=D4*E4"], ["Teddy Roosevelt", "2014/2015", "Summer", 4, 1, "=D5*E5"], ["Teddy Roosevelt", "2015/2016", "Fall", 4, 2, "=D6*E6"], ["Teddy Roosevelt", "2015/2016", "Winter", 4, 1, "=D7*E7"], ["Teddy Roosevelt", "2015/2016", "Spring", 3.5, 2, "=D8*E8"], ["Teddy Roosevelt", "2015/2016", "Summer", 4, 1, "=D9*E9"], ["Teddy Roosevelt", "2016/2017", "Fall", 2.5, 2, "=D10*E10"], ["Teddy Roosevelt", "2016/2017", "Winter", 4, 1, "=D11*E11"], ["Teddy Roosevelt", "2016/2017", "Spring", 3, 2, "=D12*E12"], ["Teddy Roosevelt", "2016/2017", "Summer", 4, 1, "=D13*E13"], ["Teddy Roosevelt", "2017/2018", "Fall", 4, 2, "=D14*E14"], ["Teddy Roosevelt", "2017/2018", "Winter", 4, 1, "=D15*E15"], ["Teddy Roosevelt", "2017/2018", "Spring", 5, 2, "=D16*E16"], ["Weighted GPA", null, null, "=SUM(F2:F16)/SUM(E2:E16)", "=SUM(E2:E16)", "=SUM(F2:F16)"]]}}
+{"tool": "sheets_export", "args": {"spreadsheet": "score", "path": "score.xlsx"}}
+{"tool": "files_write_docx", "args": {"path": "score.docx", "blocks": [{"type": "heading", "level": 1, "text": "Scores of Teddy Roosevelt"}, {"type": "table", "rows": [["Year", "Term", "GPA", "Credits"], ["2014/2015", "Fall", "4.00", "2"], ["2014/2015", "Winter", "4.00", "1"], ["2014/2015", "Spring", "3.50", "2"], ["2014/2015", "Summer", "4.00", "1"], ["2015/2016", "Fall", "4.00", "2"], ["2015/2016", "Winter", "4.00", "1"], ["2015/2016", "Spring", "3.50", "2"], ["2015/2016", "Summer", "4.00", "1"], ["2016/2017", "Fall", "2.50", "2"], ["2016/2017", "Winter", "4.00", "1"], ["2016/2017", "Spring", "3.00", "2"], ["2016/2017", "Summer", "4.00", "1"], ["2017/2018", "Fall", "4.00", "2"], ["2017/2018", "Winter", "4.00", "1"], ["2017/2018", "Spring", "5.00", "2"]]}, {"type": "paragraph", "text": "Teddy Roosevelt: weighted GPA 3.78 over 23 credits."}]}}"#,
+        None,
+    ),
 ];
 
 /// The authored oracle of `id`, if there is one.

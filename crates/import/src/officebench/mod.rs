@@ -47,13 +47,15 @@ pub fn address(name: &str) -> String {
     format!("{}@{DOMAIN}", name.trim().to_lowercase())
 }
 
-/// Skip reasons (a short, fixed set so that counts group).
-pub const SKIP_IMAGE_OUTPUT: &str =
-    "image output: OfficeBench checks an image file the agent makes; Bureau has no image tools yet";
-pub const SKIP_OCR_INPUT: &str =
-    "OCR-only input: the task's facts are only in an image; Bureau has no OCR yet";
-pub const SKIP_SCANNED_PDF: &str =
-    "OCR-only input: a scanned PDF without a text layer; Bureau has no OCR yet";
+/// The one skip reason (a short, fixed text so that counts group): OfficeBench checks for an
+/// image file the agent makes, and no Bureau tool makes one (agents see pictures — `files_read`
+/// returns them as images, `files_ocr` reads their text — but cannot draw or render one).
+pub const SKIP_IMAGE_OUTPUT: &str = "image output: OfficeBench checks an image file the agent makes; no Bureau tool makes an image file";
+
+/// The ability an imported task is tagged with when its facts are in a picture.
+pub const ABILITY_IMAGE: &str = "reading images";
+/// The ability an imported task is tagged with when its facts are in a PDF without a text layer.
+pub const ABILITY_SCAN: &str = "reading scanned PDFs";
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Options {
@@ -87,6 +89,9 @@ pub struct Summary {
     pub oracles: BTreeMap<String, usize>,
     /// Why a task got no derived oracle.
     pub no_oracle: BTreeMap<String, String>,
+    /// Imported tasks whose facts are in a picture or a scan, by the ability they are tagged
+    /// with ([`ABILITY_IMAGE`], [`ABILITY_SCAN`]).
+    pub media_input: BTreeMap<String, Vec<String>>,
     pub findings: Vec<Finding>,
 }
 
@@ -120,6 +125,24 @@ impl Summary {
         }
         s
     }
+
+    /// "facts in pictures or scans: N (n × reading images; m × reading scanned PDFs); every
+    /// task offers files_ocr", or None when no imported task reads media.
+    pub fn media_line(&self) -> Option<String> {
+        let n: usize = self.media_input.values().map(Vec::len).sum();
+        if n == 0 {
+            return None;
+        }
+        let by: Vec<String> = self
+            .media_input
+            .iter()
+            .map(|(a, ids)| format!("{} × {a}", ids.len()))
+            .collect();
+        Some(format!(
+            "facts in pictures or scans: {n} task(s) ({}); every task offers files_ocr",
+            by.join("; ")
+        ))
+    }
 }
 
 /// Import the checkout. Fails only when the checkout is not OfficeBench or the output
@@ -141,6 +164,7 @@ pub fn import(opts: &Options) -> Result<Summary, ImportError> {
         refused: Vec::new(),
         oracles: BTreeMap::new(),
         no_oracle: BTreeMap::new(),
+        media_input: BTreeMap::new(),
         findings: Vec::new(),
     };
     let mut ids = Vec::new();

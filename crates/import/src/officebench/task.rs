@@ -7,20 +7,23 @@ use chrono::NaiveDateTime;
 
 use super::*;
 
-/// Facts that make a task inexpressible in Bureau today, as a skip reason.
+fn is_image(p: &str) -> bool {
+    let l = p.to_lowercase();
+    [".jpg", ".jpeg", ".png", ".gif", ".bmp"]
+        .iter()
+        .any(|e| l.ends_with(e))
+}
+
+/// Facts that make a task inexpressible in Bureau today, as a skip reason: an evaluation
+/// checks an image file that is seeded nowhere (a seeded image of the same name moved to a new
+/// folder is fine), and no Bureau tool makes an image file.
 pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
-    let image = |p: &str| {
-        let l = p.to_lowercase();
-        [".jpg", ".jpeg", ".png", ".gif", ".bmp"]
-            .iter()
-            .any(|e| l.ends_with(e))
-    };
     for r in &sub.evals {
         if let Eval::FileExist {
             place: Place::Data(p),
             negate: false,
         } = &r.eval
-            && image(p)
+            && is_image(p)
             && !tb.data_files.contains(p)
             && !tb
                 .data_files
@@ -30,6 +33,15 @@ pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
             return Some(SKIP_IMAGE_OUTPUT);
         }
     }
+    None
+}
+
+/// Whether the task's facts are in a picture ([`ABILITY_IMAGE`]) or in a PDF without a text
+/// layer ([`ABILITY_SCAN`]): the task has content checks (not only file existence) and names a
+/// seeded image or a word of its name ("contact cards" for `Bob_card.png`; or says image,
+/// picture, photo, scan, OCR), or names a seeded PDF whose pages have no text. A heuristic for the ability tag and `import.json` only: every imported task
+/// offers `files_ocr`, and `files_read` shows any picture, so a task it misses loses nothing.
+pub(super) fn media_input(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
     let content_checked = sub
         .evals
         .iter()
@@ -38,17 +50,9 @@ pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
         return None;
     }
     let task = sub.task.to_lowercase();
-    let images: Vec<&String> = tb.data_files.iter().filter(|f| image(f)).collect();
+    let images: Vec<&String> = tb.data_files.iter().filter(|f| is_image(f)).collect();
     if !images.is_empty() {
-        let named = images.iter().any(|f| {
-            let stem = f.rsplit('/').next().unwrap_or(f);
-            let stem = stem
-                .rsplit_once('.')
-                .map(|(s, _)| s)
-                .unwrap_or(stem)
-                .to_lowercase();
-            task.contains(&stem) || task.contains(&stem.replace('_', " "))
-        });
+        let named = images.iter().any(|f| names(&task, f));
         if named
             || [
                 "image", "picture", "photo", "scan", "ocr", ".jpg", ".png", "jpg", "png",
@@ -56,7 +60,7 @@ pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
             .iter()
             .any(|w| task.contains(w))
         {
-            return Some(SKIP_OCR_INPUT);
+            return Some(ABILITY_IMAGE);
         }
     }
     for f in &tb.data_files {
@@ -72,17 +76,45 @@ pub(super) fn skip_reason(sub: &Subtask, tb: &Testbed) -> Option<&'static str> {
         let Ok(bytes) = std::fs::read(tb.data_dir.join(f)) else {
             continue;
         };
-        let text = bureau_formats::office::to_text(f, &bytes).unwrap_or_default();
+        // A PDF that cannot be read is no scan (files_read says why; files_ocr still reads it)
+        let Ok(text) = bureau_formats::office::to_text(f, &bytes) else {
+            continue;
+        };
         let body: String = text
             .lines()
             .filter(|l| !l.starts_with("## Page"))
             .collect::<Vec<_>>()
             .join("");
         if body.trim().is_empty() {
-            return Some(SKIP_SCANNED_PDF);
+            return Some(ABILITY_SCAN);
         }
     }
     None
+}
+
+/// Whether the task's text (lower case) names the file `path`: its name, or one of the words of
+/// its name, alone or with a plural s ("collect all contact cards" names `Bob_card.png`).
+fn names(task: &str, path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file
+        .rsplit_once('.')
+        .map(|(s, _)| s)
+        .unwrap_or(file)
+        .to_lowercase();
+    if task.contains(&stem) || task.contains(&stem.replace('_', " ")) {
+        return true;
+    }
+    let words: Vec<&str> = task
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    stem.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .any(|w| {
+            words
+                .iter()
+                .any(|t| *t == w || t.strip_suffix('s') == Some(w))
+        })
 }
 
 /// The people a subtask's evaluations name (lower case), for empty calendars.
@@ -297,6 +329,7 @@ pub(super) fn write_task(
     }
 
     let skip = skip_reason(sub, tb);
+    let media = media_input(sub, tb);
     let copies = tb.mail.keys().any(|o| o.to_lowercase() != me)
         || tb.calendars.keys().any(|n| n.to_lowercase() != me);
     let toml = task_toml(
@@ -305,7 +338,7 @@ pub(super) fn write_task(
         path,
         sub,
         at,
-        (kind, skip, copies),
+        (kind, skip, media, copies),
         &items,
         opts,
     );
@@ -328,6 +361,13 @@ pub(super) fn write_task(
         None => {
             summary.imported.push(id.to_string());
             *summary.oracles.entry(kind.to_string()).or_insert(0) += 1;
+            if let Some(ability) = media {
+                summary
+                    .media_input
+                    .entry(ability.to_string())
+                    .or_default()
+                    .push(id.to_string());
+            }
         }
     }
     Ok(Ok(()))
@@ -340,7 +380,7 @@ pub(super) fn task_toml(
     path: &Path,
     sub: &Subtask,
     at: NaiveDateTime,
-    (oracle, skip, copies): (&str, Option<&str>, bool),
+    (oracle, skip, media, copies): (&str, Option<&str>, Option<&str>, bool),
     items: &[rubric::Item],
     opts: &Options,
 ) -> String {
@@ -406,8 +446,11 @@ pub(super) fn task_toml(
             _ => "hard",
         })
     ));
-    s.push_str("abilities = [\"officebench\"]\n");
-    s.push_str("apps = [\"files\", \"mail\", \"calendar\", \"sheets\"]\n");
+    let mut abilities = vec!["officebench".to_string()];
+    abilities.extend(media.map(str::to_string));
+    s.push_str(&format!("abilities = {}\n", q_list(&abilities)));
+    // OfficeBench offers every app, its OCR app too, in every subtask (see the docs)
+    s.push_str("apps = [\"files\", \"mail\", \"calendar\", \"sheets\", \"ocr\"]\n");
     s.push_str("timezone = \"UTC\"\n");
     s.push_str(&format!("oracle = {}\n", q(oracle)));
     if let Some(why) = skip {
@@ -434,4 +477,40 @@ pub(super) fn task_toml(
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn a_task_names_a_picture_by_its_name_or_a_word_of_it() {
+        // OfficeBench's wordings
+        for (task, file) in [
+            ("what is bob's score in scores.jpg?", "scores.jpg"),
+            ("read business traveling image", "business_travel.jpg"),
+            ("collect all contact cards except tom's", "Bob_card.png"),
+            ("extract students and their ids", "students_ids.jpg"),
+            (
+                "what is the maximum prices of the cars sold in march?",
+                "car_trading.png",
+            ),
+            (
+                "collect company trading and save in company_trading.xlsx",
+                "company_trading_records.jpg",
+            ),
+        ] {
+            assert!(names(task, file), "{task:?} names {file}");
+        }
+        for (task, file) in [
+            ("delete file3.xlsx", "file4.jpg"),
+            (
+                "what the maximum sales revenue entry from sales report",
+                "transcripts.jpg",
+            ),
+            ("reply to the manager", "managers_photo.png"),
+        ] {
+            assert!(!names(task, file), "{task:?} does not name {file}");
+        }
+    }
 }
