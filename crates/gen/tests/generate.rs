@@ -560,10 +560,9 @@ fn evidence_media_carry_their_facts_legibly_and_are_what_the_manifest_says() {
                     ocr(&bytes, p.rsplit('.').next().unwrap())
                 };
                 let Some(t) = t else {
-                    eprintln!(
-                        "tesseract is not on PATH (apt-get install tesseract-ocr): media facts not read back"
+                    panic!(
+                        "tesseract is not on PATH: install it (apt-get install tesseract-ocr) to read the media facts back"
                     );
-                    return;
                 };
                 read.insert(p.clone(), t);
                 &read[p]
