@@ -13,6 +13,14 @@ use bureau_world::generated::{cache_key, cache_root};
 use common::task;
 
 /// Every file under `root` (relative path → bytes).
+/// The generated-workspace cache is shared by every test of this file, and one of them damages
+/// it on purpose: they take turns.
+static CACHE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn cache_lock() -> std::sync::MutexGuard<'static, ()> {
+    CACHE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
         .into_iter()
@@ -42,6 +50,7 @@ fn generated_reference() -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
 
 #[test]
 fn a_workspace_task_builds_from_the_generated_tree_without_the_manifest() {
+    let _cache = cache_lock();
     let d = tempfile::tempdir().unwrap();
     let t = task(d.path(), "");
     let root = tempfile::tempdir().unwrap();
@@ -77,6 +86,7 @@ fn a_workspace_task_builds_from_the_generated_tree_without_the_manifest() {
 
 #[test]
 fn two_builds_are_identical_and_a_damaged_cache_is_regenerated() {
+    let _cache = cache_lock();
     let d = tempfile::tempdir().unwrap();
     let t = task(d.path(), "");
     let (r1, r2, r3) = (
@@ -106,6 +116,7 @@ fn two_builds_are_identical_and_a_damaged_cache_is_regenerated() {
 
 #[test]
 fn file_deps_may_name_generated_files_and_missing_ones_fail_the_build() {
+    let _cache = cache_lock();
     let (_ref_dir, want) = generated_reference();
     let generated = want.keys().find(|k| !k.starts_with(".bureau/")).unwrap();
     let d = tempfile::tempdir().unwrap();
