@@ -191,7 +191,7 @@ impl Renderer {
         };
         std::env::split_paths(&path)
             .map(|d| d.join(name))
-            .find(|p| is_executable(p))
+            .find(|p| crate::external::is_executable(p))
     }
 
     fn need(&self, name: &str, what: &str, source: Source) -> Result<PathBuf, MediaError> {
@@ -445,13 +445,6 @@ fn program_error(program: &str, file: &str, reason: String) -> MediaError {
         file: file.into(),
         reason,
     }
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
 }
 
 fn page_of(num: usize, shown: crate::picture::AgentImage) -> Page {
