@@ -48,7 +48,7 @@
 //! `pdf_page_image`, `image_distance`, `colour_distance` (`images.rs`). The standard library
 //! adds `struct`, `json`, `map`, `filter`, `partial` and `set`.
 
-use bureau_core::task::{Evaluator as ItemEvaluator, RubricItem, Task};
+use bureau_core::task::{Evaluator as ItemEvaluator, JudgeSpec, RubricItem, Task};
 use bureau_core::trajectory::Step;
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
 use bureau_world::World;
@@ -130,17 +130,14 @@ pub fn evaluate_judged(
     let ctx = Ctx::new(task, world).with_trajectory(trajectory);
     let needs_view = items
         .iter()
-        .any(|i| matches!(i.evaluator, ItemEvaluator::Check(_)));
+        .any(|i| check_name(&i.evaluator, judge.is_some()).is_some());
     let view = needs_view.then(|| build_view(&ctx, trajectory));
     // All the checks of the evaluation run in one isolated child (a fork per check would cost
     // more than most checks). If that child is stopped (a crash, a limit), every check runs
     // again alone in its own child, so that only the guilty one gets the error.
     let names: Vec<&str> = items
         .iter()
-        .filter_map(|i| match &i.evaluator {
-            ItemEvaluator::Check(n) => Some(n.as_str()),
-            _ => None,
-        })
+        .filter_map(|i| check_name(&i.evaluator, judge.is_some()))
         .collect();
     let mut batch = match (program, view.as_ref()) {
         (Some(program), Some(view)) if names.len() > 1 => {
@@ -160,8 +157,8 @@ pub fn evaluate_judged(
     items
         .into_iter()
         .map(|item| {
-            let done = match (&item.evaluator, batch.as_mut()) {
-                (ItemEvaluator::Check(_), Some(b)) => b.next(),
+            let done = match (check_name(&item.evaluator, judge.is_some()), batch.as_mut()) {
+                (Some(_), Some(b)) => b.next(),
                 _ => None,
             };
             run_item(
@@ -189,8 +186,9 @@ pub fn evaluate_item(
     limits: &CheckLimits,
 ) -> Verdict {
     let ctx = Ctx::new(task, world).with_trajectory(trajectory);
-    let view =
-        matches!(item.evaluator, ItemEvaluator::Check(_)).then(|| build_view(&ctx, trajectory));
+    let view = check_name(&item.evaluator, false)
+        .is_some()
+        .then(|| build_view(&ctx, trajectory));
     run_item(
         task,
         program,
@@ -202,6 +200,16 @@ pub fn evaluate_item(
         None,
         None,
     )
+}
+
+/// The `checks.star` function that decides an item: its check, or a judged item's twin when
+/// the evaluation has no judge.
+fn check_name(evaluator: &ItemEvaluator, has_judge: bool) -> Option<&str> {
+    match evaluator {
+        ItemEvaluator::Check(n) => Some(n),
+        ItemEvaluator::Judge(JudgeSpec { twin: Some(n), .. }) if !has_judge => Some(n),
+        _ => None,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -218,6 +226,28 @@ fn run_item(
 ) -> Verdict {
     let mut judge = None;
     let (status, detail) = match &item.evaluator {
+        ItemEvaluator::Judge(JudgeSpec {
+            twin: Some(name), ..
+        }) if judge_model.is_none() => {
+            let (s, d) = match (checked, program, view) {
+                (Some(done), _, _) => done,
+                (None, Some(program), Some(view)) => run_check(program, ctx, view, name, limits),
+                _ => (
+                    VerdictStatus::Error,
+                    Some(format!(
+                        "twin `{name}` cannot run: the task has no compiled checks.star; define `def {name}(w):` in checks.star"
+                    )),
+                ),
+            };
+            let d = d.unwrap_or_default();
+            let sep = if d.is_empty() { "" } else { ": " };
+            (
+                s,
+                Some(format!(
+                    "deterministic twin `{name}` (no judge given){sep}{d}"
+                )),
+            )
+        }
         ItemEvaluator::Judge(spec) => {
             let (s, d, record) = run_judge(task, ctx.world, trajectory, item, spec, judge_model);
             judge = record;

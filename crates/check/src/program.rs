@@ -196,8 +196,12 @@ pub fn load_checks(task: &Task) -> Result<Option<CheckProgram>, TaskErrors> {
     };
     let mut errors = Vec::new();
     for item in &task.rubric {
-        let ItemEvaluator::Check(name) = &item.evaluator else {
-            continue;
+        let name = match &item.evaluator {
+            ItemEvaluator::Check(name) => name,
+            ItemEvaluator::Judge(bureau_core::task::JudgeSpec {
+                twin: Some(name), ..
+            }) => name,
+            _ => continue,
         };
         match &program {
             None => errors.push(TaskError::new(

@@ -88,7 +88,11 @@ impl Judge for &Scripted {
 }
 
 fn world(dir: &Path) -> (Task, World, Vec<Step>) {
-    write(&dir.join("task/task.toml"), TASK);
+    world_of(dir, TASK)
+}
+
+fn world_of(dir: &Path, task_toml: &str) -> (Task, World, Vec<Step>) {
+    write(&dir.join("task/task.toml"), task_toml);
     write(
         &dir.join("task/world/files/notes.md"),
         "Kessler is two weeks late.",
@@ -326,4 +330,78 @@ fn without_judge_files_the_judge_sees_the_collected_outputs_changed_ones_first()
     assert!(p.contains("two weeks late"), "{p}");
     // A file neither changed, expected nor named is not shown.
     assert!(!p.contains("## other.md"), "{p}");
+}
+
+/// A judged item with a deterministic twin: without a judge the twin's check decides (and says
+/// so); with a judge the judge decides and the twin is not consulted.
+#[test]
+fn a_twin_decides_without_a_judge_and_only_then() {
+    let d = tempfile::tempdir().unwrap();
+    let twin_task = TASK.replace(
+        "judge = \"The summary names Kessler Plastics as the late supplier.\"",
+        "judge = \"The summary names Kessler Plastics as the late supplier.\"\ntwin = \"names_kessler\"",
+    );
+    write(
+        &d.path().join("task/checks.star"),
+        "def names_kessler(w):\n    t = w.files.text(\"out/summary.md\") if w.files.exists(\"out/summary.md\") else \"\"\n    return {\"passed\": contains(t, \"Kessler Plastics\"), \"detail\": \"summary read\"}\n",
+    );
+    let (task, w, steps) = world_of(d.path(), &twin_task);
+    let program = bureau_check::load_checks(&task).unwrap();
+    let v = evaluate(
+        &task,
+        program.as_ref(),
+        &w,
+        &steps,
+        TurnRef::Final,
+        &CheckLimits::default(),
+    );
+    // The item without a twin still needs a judge; the one with a twin is decided by it.
+    assert_eq!(v[0].status, VerdictStatus::Error);
+    assert_eq!(v[1].status, VerdictStatus::Passed, "{:?}", v[1].detail);
+    assert_eq!(
+        v[1].detail.as_deref(),
+        Some("deterministic twin `names_kessler` (no judge given): summary read")
+    );
+    assert!(v[1].judge.is_none());
+
+    let judge = Scripted::new(vec![
+        Ok("{\"passed\": true, \"evidence\": \"neutral\"}"),
+        Ok("{\"passed\": false, \"evidence\": \"no supplier named\", \"error_type\": \"Missing Content\"}"),
+    ]);
+    let v = evaluate_judged(
+        &task,
+        program.as_ref(),
+        &w,
+        &steps,
+        TurnRef::Final,
+        &CheckLimits::default(),
+        Some(&&judge),
+    );
+    assert_eq!(v[1].status, VerdictStatus::Failed);
+    assert!(v[1].judge.is_some());
+    assert_eq!(judge.calls.load(Ordering::SeqCst), 2);
+}
+
+/// A twin must name a function of checks.star, and stands only beside a judge.
+#[test]
+fn a_twin_that_names_no_function_or_has_no_judge_is_a_load_error() {
+    let d = tempfile::tempdir().unwrap();
+    let t = TASK.replace(
+        "judge_files = [\"out/summary.md\", \"notes.md\"]",
+        "judge_files = [\"out/summary.md\", \"notes.md\"]\ntwin = \"nowhere\"",
+    );
+    write(&d.path().join("task/task.toml"), &t);
+    write(&d.path().join("task/checks.star"), "def other(w):\n    return True\n");
+    let task = Task::load(&d.path().join("task")).unwrap();
+    let e = bureau_check::load_checks(&task).err().unwrap().to_string();
+    assert!(e.contains("unknown Starlark function `nowhere`"), "{e}");
+
+    let d = tempfile::tempdir().unwrap();
+    let t = TASK.replace(
+        "judge = \"The summary is written in a neutral, factual tone.\"",
+        "file_exists = \"out/summary.md\"\ntwin = \"tone\"",
+    );
+    write(&d.path().join("task/task.toml"), &t);
+    let e = Task::load(&d.path().join("task")).err().unwrap().to_string();
+    assert!(e.contains("`twin` without `judge`"), "{e}");
 }

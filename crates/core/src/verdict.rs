@@ -182,6 +182,9 @@ pub struct VerdictEntry<'a> {
     pub agent: &'a str,
     pub epoch: u32,
     pub description: &'a str,
+    /// Where the item's expected value comes from (`source` in task.toml), when given.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub source: &'a [String],
     #[serde(flatten)]
     pub verdict: &'a Verdict,
 }
@@ -197,16 +200,16 @@ pub fn verdict_entries<'a>(
 ) -> Vec<VerdictEntry<'a>> {
     verdicts
         .iter()
-        .map(|v| VerdictEntry {
-            task: &task.id,
-            agent,
-            epoch,
-            description: task
-                .rubric
-                .iter()
-                .find(|r| r.id == v.id)
-                .map_or("", |r| r.description.as_str()),
-            verdict: v,
+        .map(|v| {
+            let item = task.rubric.iter().find(|r| r.id == v.id);
+            VerdictEntry {
+                task: &task.id,
+                agent,
+                epoch,
+                description: item.map_or("", |r| r.description.as_str()),
+                source: item.map_or(&[][..], |r| r.sources.as_slice()),
+                verdict: v,
+            }
         })
         .collect()
 }

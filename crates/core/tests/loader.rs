@@ -861,3 +861,39 @@ fn a_missing_required_top_level_field_is_reported_once() {
     assert!(!text.contains("missing field `name`"), "{text}");
     assert!(!text.contains("missing field `user`"), "{text}");
 }
+
+#[test]
+fn sources_name_where_expected_values_come_from() {
+    let d = good_dir();
+    let src = GOOD.replacen(
+        "file_exists = \"b.md\"",
+        "file_exists = \"b.md\"\nsource = [\"prompt\", \"turn:2\", \"file:a.md\", \"colleague:sam@northwind.test\"]",
+        1,
+    );
+    write(d.path(), "task.toml", &src);
+    let t = Task::load(d.path()).unwrap();
+    assert_eq!(
+        t.rubric[0].sources,
+        ["prompt", "turn:2", "file:a.md", "colleague:sam@northwind.test"]
+    );
+    // A lone string is a list of one.
+    let src = GOOD.replacen("file_exists = \"b.md\"", "file_exists = \"b.md\"\nsource = \"prompt\"", 1);
+    write(d.path(), "task.toml", &src);
+    assert_eq!(Task::load(d.path()).unwrap().rubric[0].sources, ["prompt"]);
+
+    for (bad, what) in [
+        ("source = [\"wiki:x\"]", "unknown source kind `wiki`"),
+        ("source = [\"turn:3\"]", "names no turn of this task (it has 2)"),
+        ("source = [\"prompt:x\"]", "takes no reference"),
+        ("source = [\"file\"]", "needs a reference"),
+        ("source = []", "`source` is empty"),
+    ] {
+        let src = GOOD.replacen("file_exists = \"b.md\"", &format!("file_exists = \"b.md\"\n{bad}"), 1);
+        write(d.path(), "task.toml", &src);
+        let e = Task::load(d.path()).unwrap_err().to_string();
+        assert!(
+            e.contains(what) && e.contains(&format!("task.toml:{}:", line_of(&src, "source ="))),
+            "{bad}: {e}"
+        );
+    }
+}

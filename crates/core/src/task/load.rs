@@ -232,7 +232,14 @@ impl Loader {
         };
         if checks.is_none() {
             for r in &rubric {
-                if let Evaluator::Check(name) = &r.evaluator {
+                let named = match &r.evaluator {
+                    Evaluator::Check(name) => Some(name),
+                    Evaluator::Judge(JudgeSpec {
+                        twin: Some(name), ..
+                    }) => Some(name),
+                    _ => None,
+                };
+                if let Some(name) = named {
                     self.errors.push(TaskError::new(
                         r.location.clone(),
                         format!(

@@ -626,6 +626,13 @@ pub enum Predicate {
     Image(ImageFilter),
 }
 
+/// The kinds of `source = ["<kind>:<reference>"]` a rubric item may name; `prompt` and
+/// `history` take no reference, `turn` takes a turn number.
+pub const SOURCE_KINDS: &[&str] = &[
+    "prompt", "turn", "history", "file", "mail", "media", "chat", "kb", "sheet", "tracker",
+    "calendar", "repo", "colleague", "workspace",
+];
+
 /// Every built-in predicate's key in `[[rubric]]`.
 pub const PREDICATES: &[&str] = &[
     "file_exists",
@@ -694,6 +701,9 @@ pub struct JudgeSpec {
     /// Workspace files rendered to page images for the judge to look at (`judge_render`;
     /// extensions in [`RENDERABLE`]).
     pub render: Vec<String>,
+    /// The deterministic twin (`twin = "fn"`): a `checks.star` function that decides the item
+    /// when the run has no judge (validation, CI), so the task stays checkable offline.
+    pub twin: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -706,6 +716,9 @@ pub struct RubricItem {
     pub red_line: bool,
     pub categories: Vec<String>,
     pub evaluator: Evaluator,
+    /// Where the expected value comes from (`source = [...]`): `prompt`, `turn:<n>`,
+    /// `file:<path>`, `mail:<file>`, ... ([`SOURCE_KINDS`]).
+    pub sources: Vec<String>,
     /// Where the item's evaluator is written (for errors found later, e.g. an unknown check).
     pub location: Location,
 }

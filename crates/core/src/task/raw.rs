@@ -120,6 +120,27 @@ pub(super) struct RawRubric {
     pub(super) judge_files: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) judge_render: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) image: Option<Spanned<ImageFilter>>,
+    /// With `judge`: a `checks.star` function that decides the item when no judge is given.
+    pub(super) twin: Option<Spanned<String>>,
+    /// Where the item's expected value comes from (`"prompt"`, `"file:<path>"`, ...).
+    pub(super) source: Option<Spanned<OneOrMany>>,
+}
+
+/// A string or a list of strings.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+pub(super) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(super) fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
 }
 
 pub(super) fn final_turn() -> Spanned<TurnRef> {

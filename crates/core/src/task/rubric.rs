@@ -522,15 +522,37 @@ impl Loader {
                 None => Some(Vec::new()),
             };
             ok &= render.is_some();
+            let twin = match &item.twin {
+                Some(t) if !is_identifier(t.get_ref()) => {
+                    self.err(
+                        t.span(),
+                        format!("twin `{}` is not a Starlark function name", t.get_ref()),
+                        "name a `def` in checks.star that decides the proposition without a model",
+                    );
+                    ok = false;
+                    None
+                }
+                Some(t) => Some(t.get_ref().clone()),
+                None => None,
+            };
             evaluators.push((
                 j.span(),
                 Evaluator::Judge(JudgeSpec {
                     proposition: j.get_ref().trim().to_string(),
                     files,
                     render: render.unwrap_or_default(),
+                    twin,
                 }),
             ));
         } else {
+            if let Some(t) = &item.twin {
+                self.err(
+                    t.span(),
+                    "`twin` without `judge`",
+                    "a twin stands in for a judge: add judge = \"...\", or use check = \"...\" instead",
+                );
+                ok = false;
+            }
             if let Some(f) = &item.judge_files {
                 self.err(
                     f.span(),
@@ -582,6 +604,15 @@ impl Loader {
                 return None;
             }
         };
+        let sources = match item.source {
+            Some(src) => {
+                let span = src.span();
+                let list = src.into_inner().into_vec();
+                ok &= self.sources(span, &list, n_turns);
+                list
+            }
+            None => Vec::new(),
+        };
         if !ok {
             return None;
         }
@@ -594,7 +625,61 @@ impl Loader {
             red_line: item.red_line,
             categories: item.categories,
             evaluator,
+            sources,
             location: self.at(ev_span),
         })
+    }
+}
+
+impl Loader {
+    /// `source = [...]`: every entry a known kind with the reference it needs. Whether a
+    /// named file or mail exists is checked by the lint (`bureau validate`), which sees the
+    /// task's folders and generated workspace.
+    fn sources(&mut self, span: std::ops::Range<usize>, list: &[String], n_turns: u32) -> bool {
+        let mut ok = true;
+        if list.is_empty() {
+            self.err(
+                span.clone(),
+                "`source` is empty",
+                "name where the expected value comes from, e.g. source = [\"prompt\", \"file:finance/budget.xlsx\"]",
+            );
+            return false;
+        }
+        for s in list {
+            let (kind, reference) = match s.split_once(':') {
+                Some((k, r)) => (k.trim(), Some(r.trim())),
+                None => (s.trim(), None),
+            };
+            let problem = if !SOURCE_KINDS.contains(&kind) {
+                Some(format!("unknown source kind `{kind}` in `{s}`"))
+            } else {
+                match (kind, reference) {
+                    ("prompt" | "history", Some(_)) => {
+                        Some(format!("source `{kind}` takes no reference (`{s}`)"))
+                    }
+                    ("prompt" | "history", None) => None,
+                    ("turn", Some(n)) => match n.parse::<u32>() {
+                        Ok(n) if (1..=n_turns).contains(&n) => None,
+                        _ => Some(format!(
+                            "source `{s}` names no turn of this task (it has {n_turns})"
+                        )),
+                    },
+                    (_, Some(r)) if !r.is_empty() => None,
+                    _ => Some(format!("source `{kind}` needs a reference, like `{kind}:<name>`")),
+                }
+            };
+            if let Some(what) = problem {
+                self.err(
+                    span.clone(),
+                    what,
+                    format!(
+                        "write `prompt`, `turn:<n>`, `history` or `<kind>:<reference>` with a kind of: {}",
+                        SOURCE_KINDS.join(", ")
+                    ),
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 }
