@@ -366,7 +366,9 @@ fn a_twin_decides_without_a_judge_and_only_then() {
 
     let judge = Scripted::new(vec![
         Ok("{\"passed\": true, \"evidence\": \"neutral\"}"),
-        Ok("{\"passed\": false, \"evidence\": \"no supplier named\", \"error_type\": \"Missing Content\"}"),
+        Ok(
+            "{\"passed\": false, \"evidence\": \"no supplier named\", \"error_type\": \"Missing Content\"}",
+        ),
     ]);
     let v = evaluate_judged(
         &task,
@@ -391,7 +393,10 @@ fn a_twin_that_names_no_function_or_has_no_judge_is_a_load_error() {
         "judge_files = [\"out/summary.md\", \"notes.md\"]\ntwin = \"nowhere\"",
     );
     write(&d.path().join("task/task.toml"), &t);
-    write(&d.path().join("task/checks.star"), "def other(w):\n    return True\n");
+    write(
+        &d.path().join("task/checks.star"),
+        "def other(w):\n    return True\n",
+    );
     let task = Task::load(&d.path().join("task")).unwrap();
     let e = bureau_check::load_checks(&task).err().unwrap().to_string();
     assert!(e.contains("unknown Starlark function `nowhere`"), "{e}");
@@ -402,6 +407,9 @@ fn a_twin_that_names_no_function_or_has_no_judge_is_a_load_error() {
         "file_exists = \"out/summary.md\"\ntwin = \"tone\"",
     );
     write(&d.path().join("task/task.toml"), &t);
-    let e = Task::load(&d.path().join("task")).err().unwrap().to_string();
+    let e = Task::load(&d.path().join("task"))
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("`twin` without `judge`"), "{e}");
 }

@@ -29,6 +29,11 @@ enum Command {
         /// Suite or task directories (`suite@subset` for a named subset).
         #[arg(required = true, value_name = "SUITE_OR_TASK")]
         targets: Vec<String>,
+        /// Also apply the task lint (the bundled suites' quality gates, docs/suites.md): every
+        /// result item names its source, no item passes for the null agent, no figure is
+        /// matched as a raw substring in checks.star, every turn is checked.
+        #[arg(long)]
+        lint: bool,
     },
     /// Rewrite report.md and summary.json of a run directory from its stored results.
     Report {
@@ -283,7 +288,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd_run(args),
-        Command::Validate { targets } => cmd_validate(&targets),
+        Command::Validate { targets, lint } => cmd_validate(&targets, lint),
         Command::Report { run_dir } => cmd_report(&run_dir),
         Command::Rescore {
             run_dir,
@@ -514,8 +519,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_validate(targets: &[String]) -> anyhow::Result<ExitCode> {
-    let report = bureau_run::validate(targets);
+fn cmd_validate(targets: &[String], lint: bool) -> anyhow::Result<ExitCode> {
+    let report = bureau_run::validate_with(targets, &bureau_run::ValidateOptions { lint });
     let offenders = report.offenders();
     let oracles: Vec<String> = report
         .valid_by_oracle()

@@ -874,21 +874,37 @@ fn sources_name_where_expected_values_come_from() {
     let t = Task::load(d.path()).unwrap();
     assert_eq!(
         t.rubric[0].sources,
-        ["prompt", "turn:2", "file:a.md", "colleague:sam@northwind.test"]
+        [
+            "prompt",
+            "turn:2",
+            "file:a.md",
+            "colleague:sam@northwind.test"
+        ]
     );
     // A lone string is a list of one.
-    let src = GOOD.replacen("file_exists = \"b.md\"", "file_exists = \"b.md\"\nsource = \"prompt\"", 1);
+    let src = GOOD.replacen(
+        "file_exists = \"b.md\"",
+        "file_exists = \"b.md\"\nsource = \"prompt\"",
+        1,
+    );
     write(d.path(), "task.toml", &src);
     assert_eq!(Task::load(d.path()).unwrap().rubric[0].sources, ["prompt"]);
 
     for (bad, what) in [
         ("source = [\"wiki:x\"]", "unknown source kind `wiki`"),
-        ("source = [\"turn:3\"]", "names no turn of this task (it has 2)"),
+        (
+            "source = [\"turn:3\"]",
+            "names no turn of this task (it has 2)",
+        ),
         ("source = [\"prompt:x\"]", "takes no reference"),
         ("source = [\"file\"]", "needs a reference"),
         ("source = []", "`source` is empty"),
     ] {
-        let src = GOOD.replacen("file_exists = \"b.md\"", &format!("file_exists = \"b.md\"\n{bad}"), 1);
+        let src = GOOD.replacen(
+            "file_exists = \"b.md\"",
+            &format!("file_exists = \"b.md\"\n{bad}"),
+            1,
+        );
         write(d.path(), "task.toml", &src);
         let e = Task::load(d.path()).unwrap_err().to_string();
         assert!(

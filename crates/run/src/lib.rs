@@ -12,6 +12,7 @@
 
 pub mod compare;
 pub mod feedback;
+pub mod lint;
 pub mod replicas;
 pub mod rescore;
 pub mod rundir;
@@ -43,7 +44,9 @@ pub use replicas::{ReplicaMode, Replicas};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
 pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
-pub use validate::{ValidationReport, ValidationRow, validate};
+pub use validate::{
+    ValidateOptions, ValidationReport, ValidationRow, validate, validate_task_with, validate_with,
+};
 
 /// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
 /// [`AgentCatalog`] built from the config; [`run_with`] takes another (more agent kinds, tests).

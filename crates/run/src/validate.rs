@@ -93,7 +93,19 @@ impl ValidationReport {
 
 /// Validate every task of `targets`. A target that is a folder of suites (or tasks), such as
 /// `suites`, stands for every suite (task) in it.
+/// How `bureau validate` checks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValidateOptions {
+    /// Apply the task lint ([`crate::lint`]): the quality gates of the bundled suites.
+    pub lint: bool,
+}
+
+/// Validate with the default options (no lint).
 pub fn validate(targets: &[String]) -> ValidationReport {
+    validate_with(targets, &ValidateOptions::default())
+}
+
+pub fn validate_with(targets: &[String], options: &ValidateOptions) -> ValidationReport {
     let mut rows = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
     let expanded: Vec<String> = targets
@@ -136,7 +148,11 @@ pub fn validate(targets: &[String]) -> ValidationReport {
                         Ok(_) if task.skip_reason.is_some() => {
                             row.skipped = task.skip_reason.clone();
                         }
-                        Ok(program) => row.problems.extend(validate_task(&task, program.as_ref())),
+                        Ok(program) => row.problems.extend(validate_task_with(
+                            &task,
+                            program.as_ref(),
+                            options,
+                        )),
                     }
                 }
             }
@@ -147,8 +163,17 @@ pub fn validate(targets: &[String]) -> ValidationReport {
 }
 
 /// The problems of one loaded task.
-pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String> {
-    let mut problems = Vec::new();
+/// The problems of one loaded task under `options`.
+pub fn validate_task_with(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    options: &ValidateOptions,
+) -> Vec<String> {
+    let mut problems = if options.lint {
+        crate::lint::lint(task)
+    } else {
+        Vec::new()
+    };
     let known: BTreeSet<String> = World::tool_specs().into_iter().map(|s| s.name).collect();
     for (i, calls) in task.solution.iter().enumerate() {
         for call in calls {
@@ -267,6 +292,9 @@ pub fn validate_task(task: &Task, program: Option<&CheckProgram>) -> Vec<String>
             o.error.unwrap_or_default()
         )),
         Ok(o) => {
+            if options.lint {
+                problems.extend(crate::lint::null_passes(&o.verdicts));
+            }
             if let Some(score) = &o.score {
                 if score.strict {
                     problems.push("the null agent reaches strict success — the checks pass on a world nobody touched".into());

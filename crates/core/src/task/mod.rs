@@ -629,8 +629,20 @@ pub enum Predicate {
 /// The kinds of `source = ["<kind>:<reference>"]` a rubric item may name; `prompt` and
 /// `history` take no reference, `turn` takes a turn number.
 pub const SOURCE_KINDS: &[&str] = &[
-    "prompt", "turn", "history", "file", "mail", "media", "chat", "kb", "sheet", "tracker",
-    "calendar", "repo", "colleague", "workspace",
+    "prompt",
+    "turn",
+    "history",
+    "file",
+    "mail",
+    "media",
+    "chat",
+    "kb",
+    "sheet",
+    "tracker",
+    "calendar",
+    "repo",
+    "colleague",
+    "workspace",
 ];
 
 /// Every built-in predicate's key in `[[rubric]]`.

@@ -665,7 +665,9 @@ impl Loader {
                         )),
                     },
                     (_, Some(r)) if !r.is_empty() => None,
-                    _ => Some(format!("source `{kind}` needs a reference, like `{kind}:<name>`")),
+                    _ => Some(format!(
+                        "source `{kind}` needs a reference, like `{kind}:<name>`"
+                    )),
                 }
             };
             if let Some(what) = problem {
