@@ -546,6 +546,20 @@ fn cmd_validate(targets: &[String], lint: bool) -> anyhow::Result<ExitCode> {
     } else {
         format!(" ({})", oracles.join(", "))
     };
+    let warnings: Vec<(&str, &String)> = report
+        .rows
+        .iter()
+        .flat_map(|r| r.warnings.iter().map(|w| (r.task.as_str(), w)))
+        .collect();
+    for (task, w) in &warnings {
+        eprintln!("warning: {task}: {w}");
+    }
+    if !warnings.is_empty() {
+        eprintln!(
+            "warning: {} lint problem(s) above; `bureau validate --lint` makes them errors (the bundled suites are validated so)",
+            warnings.len()
+        );
+    }
     if offenders.is_empty() {
         println!("{} tasks valid{by_oracle}{tail}", report.valid_count());
         return Ok(ExitCode::SUCCESS);

@@ -34,6 +34,8 @@ pub struct ValidationRow {
     pub skipped: Option<String>,
     /// Where the task's oracle comes from (`None` when the task does not load).
     pub oracle: Option<OracleKind>,
+    /// Lint problems when the lint was not asked for: shown, not counted against the task.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -122,6 +124,7 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
                     problems: e.0.iter().map(|e| e.to_string()).collect(),
                     skipped: None,
                     oracle: None,
+                    warnings: Vec::new(),
                 });
                 continue;
             }
@@ -133,6 +136,7 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
                 problems: Vec::new(),
                 skipped: None,
                 oracle: None,
+                warnings: Vec::new(),
             };
             match Task::load(&dir) {
                 Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
@@ -162,7 +166,6 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
     ValidationReport { rows }
 }
 
-/// The problems of one loaded task.
 /// The problems of one loaded task under `options`.
 pub fn validate_task_with(
     task: &Task,
