@@ -152,11 +152,17 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
                         Ok(_) if task.skip_reason.is_some() => {
                             row.skipped = task.skip_reason.clone();
                         }
-                        Ok(program) => row.problems.extend(validate_task_with(
-                            &task,
-                            program.as_ref(),
-                            options,
-                        )),
+                        Ok(program) => {
+                            let lint = ValidateOptions { lint: true };
+                            let problems = validate_task_with(&task, program.as_ref(), &lint);
+                            for p in problems {
+                                if options.lint || !p.starts_with("lint: ") {
+                                    row.problems.push(p);
+                                } else {
+                                    row.warnings.push(p);
+                                }
+                            }
+                        }
                     }
                 }
             }
