@@ -35,6 +35,19 @@ pub struct TaskMeta {
     pub abilities: Vec<String>,
     pub apps: Vec<String>,
     pub turns: u32,
+    /// For an instance of a parametrised task: what it was rendered from and with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<VariantMeta>,
+}
+
+/// The instance of a parametrised task a trial played (`bureau rescore` renders it again from
+/// `seed`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantMeta {
+    pub base: String,
+    pub seed: u64,
+    pub index: u32,
+    pub params: BTreeMap<String, serde_json::Value>,
 }
 
 /// Per-trial scores, all computed from the verdicts.

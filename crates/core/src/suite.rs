@@ -25,6 +25,10 @@ pub struct SuiteMeta {
     pub description: String,
     #[serde(default)]
     pub subsets: BTreeMap<String, Vec<String>>,
+    /// The public variant seed of the suite's parametrised tasks (docs/variants.md): runs
+    /// without `--variant-seed` play the instances it renders, so leaderboards compare.
+    #[serde(default)]
+    pub variant_seed: Option<u64>,
 }
 
 /// Whether `dir` is a task (`task.toml`) or a suite (`suite.toml`) directory.

@@ -311,6 +311,44 @@ impl Loader {
             None
         };
 
+        // -- parameters: a parametrised task is played as rendered instances --
+        let (params, variant) = match (&raw.params, raw.variant) {
+            (Some(p), None) => {
+                self.err(
+                    p.span(),
+                    format!("task `{id}` is parametrised ([params]): it is played as rendered instances"),
+                    "run, validate and list it through bureau (`bureau run --variants N`, `bureau validate`, `bureau tasks --variant S <task>`), which render its instances (docs/variants.md)",
+                );
+                (BTreeMap::new(), None)
+            }
+            (Some(p), Some(_)) => {
+                self.err(
+                    p.span(),
+                    "a rendered instance still has [params]",
+                    "an instance carries [variant] only; render it again with bureau-variants",
+                );
+                (BTreeMap::new(), None)
+            }
+            (None, Some(v)) => {
+                let v = v.into_inner();
+                let params = v
+                    .values
+                    .into_iter()
+                    .filter_map(|(k, val)| serde_json::to_value(val).ok().map(|j| (k, j)))
+                    .collect();
+                (
+                    params,
+                    Some(Variant {
+                        base: v.base,
+                        base_dir: PathBuf::from(v.base_dir),
+                        seed: v.seed,
+                        index: v.index,
+                    }),
+                )
+            }
+            (None, None) => (BTreeMap::new(), None),
+        };
+
         if !self.errors.is_empty() {
             return Err(TaskErrors(self.errors));
         }
@@ -340,6 +378,8 @@ impl Loader {
             skip_reason,
             history,
             checkpoint_bonus: raw.checkpoint_bonus,
+            params,
+            variant,
         })
     }
 

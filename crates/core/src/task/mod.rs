@@ -765,6 +765,20 @@ impl OracleKind {
     }
 }
 
+/// What a rendered instance of a parametrised task was made from (`[variant]`, written by
+/// bureau-variants).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Variant {
+    /// The parametrised task's id (the instance's id is `<base>.v<index>`).
+    pub base: String,
+    /// The parametrised task's directory.
+    pub base_dir: PathBuf,
+    /// The instance seed: the same seed renders the same instance.
+    pub seed: u64,
+    /// The instance's number among the run's variants of its task (0 for a lone instance).
+    pub index: u32,
+}
+
 /// A loaded, validated task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
@@ -808,6 +822,10 @@ pub struct Task {
     /// TheAgentCompany's checkpoint bonus (`checkpoint_bonus = "final" | "any"`), scored
     /// beside the default weighted score.
     pub checkpoint_bonus: Option<CheckpointBonus>,
+    /// The parameter values of a rendered instance (`w.params` in checks); empty otherwise.
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Set for a rendered instance of a parametrised task.
+    pub variant: Option<Variant>,
 }
 
 /// TheAgentCompany's scoring strategies (its `bonus_for_completing_final` and
@@ -870,6 +888,12 @@ impl Task {
             abilities: self.abilities.clone(),
             apps: self.apps.clone(),
             turns: self.turns.len() as u32,
+            variant: self.variant.as_ref().map(|v| crate::result::VariantMeta {
+                base: v.base.clone(),
+                seed: v.seed,
+                index: v.index,
+                params: self.params.clone(),
+            }),
         }
     }
 }

@@ -42,6 +42,25 @@ pub(super) struct RawTask {
     pub(super) rubric: Vec<Spanned<RawRubric>>,
     #[serde(default)]
     pub(super) checkpoint_bonus: Option<CheckpointBonus>,
+    /// The parameters of a parametrised task (read by bureau-variants; a task with `[params]`
+    /// is played as rendered instances).
+    #[serde(default)]
+    pub(super) params: Option<Spanned<toml::Value>>,
+    /// What a rendered instance of a parametrised task was made from.
+    #[serde(default)]
+    pub(super) variant: Option<Spanned<RawVariant>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawVariant {
+    pub(super) base: String,
+    pub(super) base_dir: String,
+    pub(super) seed: u64,
+    #[serde(default)]
+    pub(super) index: u32,
+    #[serde(default)]
+    pub(super) values: toml::Table,
 }
 
 /// One entry of `file_deps`: an edge `{ from, to }` or a lone node `{ file }`.
