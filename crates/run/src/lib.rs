@@ -31,7 +31,6 @@ use bureau_check::summary::{Summary, summarize};
 use bureau_check::{CachedJudge, CheckLimits, CheckProgram, Judge, load_checks};
 use bureau_core::history::ContextSetting;
 use bureau_core::result::{TrialResult, TrialStatus};
-use bureau_core::suite::load_tasks;
 use bureau_core::task::Task;
 use bureau_core::{TaskError, TaskErrors};
 use bureau_world::embed::{CachedEmbedder, Embedder};
@@ -97,6 +96,10 @@ pub struct RunConfig {
     /// (`--embeddings openai:<model>` or a named `llm` agent); `None` = BM25. Cached in
     /// `<out>/embedding-cache/`.
     pub embeddings: Option<String>,
+    /// Instances per parametrised task (`--variants`, at least 1) and the run's variant seed
+    /// (`--variant-seed`; `None` = each suite's public `variant_seed`, else 0). `None`: the
+    /// plan recorded by the run being resumed, else one instance from the suites' seeds.
+    pub variants: Option<bureau_variants::Plan>,
 }
 
 impl RunConfig {
@@ -119,6 +122,7 @@ impl RunConfig {
             context: None,
             replicas: ReplicaMode::default(),
             embeddings: None,
+            variants: None,
         }
     }
 }
@@ -250,6 +254,29 @@ pub struct RunManifest {
     /// was recorded: BM25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retrieval: Option<RetrievalManifest>,
+    /// `--variants` and `--variant-seed`, recorded when a task of the run is parametrised; a
+    /// run is resumed (and re-scored) only with the same instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants: Option<VariantsManifest>,
+}
+
+/// The procedural variants of a run (docs/variants.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantsManifest {
+    /// Instances per parametrised task.
+    pub count: u32,
+    /// The run's variant seed; absent = each suite's public `variant_seed` (else 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl VariantsManifest {
+    pub fn plan(&self) -> bureau_variants::Plan {
+        bureau_variants::Plan {
+            count: self.count,
+            seed: self.seed,
+        }
+    }
 }
 
 /// How a `rag` run ranks `memory_search` results, as recorded in `run.json`.
@@ -331,8 +358,9 @@ pub const RUN_SCHEMA: &str = "bureau.run/1";
 /// Every task of `targets` with its compiled checks; all load errors are collected.
 pub fn load_with_checks(
     targets: &[String],
+    plan: &bureau_variants::Plan,
 ) -> Result<Vec<(Task, Option<CheckProgram>)>, TaskErrors> {
-    let tasks = load_tasks(targets)?;
+    let tasks = bureau_variants::load_tasks(targets, plan)?;
     let mut out = Vec::new();
     let mut errors: Vec<TaskError> = Vec::new();
     for task in tasks {
@@ -554,7 +582,21 @@ pub fn run_full(
     if config.epochs == 0 {
         return Err(RunError::Config("epochs must be at least 1".into()));
     }
-    let loaded = load_with_checks(&config.targets).map_err(RunError::Tasks)?;
+    let plan = config
+        .variants
+        .or_else(|| {
+            let path = config.out.join(rundir::RUN_JSON);
+            path.is_file()
+                .then(|| rundir::read_json::<RunManifest>(&path).ok())
+                .flatten()?
+                .variants
+                .map(|v| v.plan())
+        })
+        .unwrap_or_default();
+    if plan.count == 0 {
+        return Err(RunError::Config("--variants must be at least 1".into()));
+    }
+    let loaded = load_with_checks(&config.targets, &plan).map_err(RunError::Tasks)?;
     if loaded.is_empty() {
         return Err(RunError::Config(
             "the targets hold no task — give task directories or suites with tasks".into(),
@@ -659,6 +701,13 @@ pub fn run_full(
             .any(|(t, _)| t.workspace.is_some())
             .then_some(config.replicas),
         retrieval: retrieval.filter(|_| has_history),
+        variants: loaded
+            .iter()
+            .any(|(t, _)| t.variant.is_some())
+            .then_some(VariantsManifest {
+                count: plan.count,
+                seed: plan.seed,
+            }),
     };
     // Every path of the run is absolute from here on: worlds run programs (git) in other
     // working directories, where a relative path would name something else.
@@ -844,6 +893,21 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             "judge {}, not {}",
             judge(old).unwrap_or_else(|| "none".into()),
             judge(new).unwrap_or_else(|| "none".into())
+        ));
+    }
+    if old.variants != new.variants {
+        let show = |v: Option<VariantsManifest>| match v {
+            None => "none".to_string(),
+            Some(v) => format!(
+                "{} per task, seed {}",
+                v.count,
+                v.seed.map_or("of the suites".to_string(), |s| s.to_string())
+            ),
+        };
+        return Some(format!(
+            "variants {}, not {}",
+            show(old.variants),
+            show(new.variants)
         ));
     }
     // -- dialogue history (OdysseyBench) --

@@ -79,7 +79,8 @@ pub fn rescore(out: &Path, opts: &RescoreOptions) -> Result<RescoreReport, RunEr
         .targets
         .clone()
         .unwrap_or_else(|| manifest.targets.clone());
-    let tasks: BTreeMap<String, (Task, Option<CheckProgram>)> = load_with_checks(&targets)
+    let plan = manifest.variants.map(|v| v.plan()).unwrap_or_default();
+    let tasks: BTreeMap<String, (Task, Option<CheckProgram>)> = load_with_checks(&targets, &plan)
         .map_err(RunError::Tasks)?
         .into_iter()
         .map(|(t, p)| (t.id.clone(), (t, p)))
