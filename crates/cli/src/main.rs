@@ -6,11 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use bureau_core::TaskErrors;
-use bureau_core::suite::load_tasks;
 use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
 mod media;
+mod tasks;
 
 /// Bureau: a workplace simulator and evaluation harness for AI coworker agents.
 #[derive(Debug, Parser)]
@@ -29,6 +29,12 @@ enum Command {
         /// Suite or task directories (`suite@subset` for a named subset).
         #[arg(required = true, value_name = "SUITE_OR_TASK")]
         targets: Vec<String>,
+        /// Instances validated per parametrised task (at least 5 are always checked to differ).
+        #[arg(long, value_name = "N", default_value_t = bureau_run::VALIDATE_VARIANTS, value_parser = clap::value_parser!(u32).range(1..))]
+        variants: u32,
+        /// The variant seed of the validated instances [default: the suite's variant_seed, else 0].
+        #[arg(long, value_name = "SEED")]
+        variant_seed: Option<u64>,
         /// Also apply the task lint (the bundled suites' quality gates, docs/suites.md): every
         /// result item names its source, no item passes for the null agent, no figure is
         /// matched as a raw substring in checks.star, every turn is checked.
@@ -63,6 +69,12 @@ enum Command {
         /// Suite or task directories (`suite@subset` for a named subset).
         #[arg(required = true, value_name = "SUITE_OR_TASK")]
         targets: Vec<String>,
+        /// Render the instance with this instance seed of one parametrised task into --out, for inspection, and print its parameter values.
+        #[arg(long, value_name = "SEED")]
+        variant: Option<u64>,
+        /// Where --variant renders the instance (a new directory).
+        #[arg(long, value_name = "DIR", requires = "variant")]
+        out: Option<std::path::PathBuf>,
     },
     /// Generate things: `bureau gen workspace` writes a deterministic persona workspace.
     #[command(subcommand)]
@@ -239,6 +251,12 @@ struct RunArgs {
     /// Rank memory_search results (--context rag:..) by an OpenAI-compatible embeddings endpoint instead of BM25: openai:<model> (OPENAI_API_KEY / OPENAI_BASE_URL, e.g. openai:text-embedding-3-small) or a named llm agent of --agents-file (its base_url, api_key_env, retry). Vectors cached in <out>/embedding-cache/.
     #[arg(long, value_name = "MODEL")]
     embeddings: Option<String>,
+    /// Instances per parametrised task ([params], docs/variants.md), each a distinct rendered task `<id>.v<i>` [default: 1, or the resumed run's].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    variants: Option<u32>,
+    /// The variant seed the instances are drawn from [default: each suite's public variant_seed, else 0]. Keep a private seed for held-out evaluation.
+    #[arg(long, value_name = "SEED")]
+    variant_seed: Option<u64>,
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
@@ -288,7 +306,19 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd_run(args),
-        Command::Validate { targets, lint } => cmd_validate(&targets, lint),
+        Command::Validate {
+            targets,
+            lint,
+            variants,
+            variant_seed,
+        } => cmd_validate(
+            &targets,
+            bureau_run::ValidateOptions {
+                lint,
+                variants,
+                variant_seed,
+            },
+        ),
         Command::Report { run_dir } => cmd_report(&run_dir),
         Command::Rescore {
             run_dir,
@@ -297,7 +327,12 @@ fn main() -> ExitCode {
             agents_file,
         } => cmd_rescore(&run_dir, tasks, judge, agents_file),
         Command::Mcp(args) => cmd_mcp(args),
-        Command::Tasks { targets } => cmd_tasks(&targets),
+        Command::Tasks {
+            targets,
+            variant: Some(seed),
+            out,
+        } => tasks::cmd_render_variant(&targets, seed, out),
+        Command::Tasks { targets, .. } => tasks::cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
         Command::Media(cmd) => media::cmd_media(cmd),
         Command::Import(ImportCommand::Officebench {
@@ -478,6 +513,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         context: args.context,
         replicas: args.replicas,
         embeddings: args.embeddings,
+        variants: (args.variants.is_some() || args.variant_seed.is_some()).then(|| {
+            bureau_variants::Plan {
+                count: args.variants.unwrap_or(1),
+                seed: args.variant_seed,
+            }
+        }),
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.
@@ -519,8 +560,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_validate(targets: &[String], lint: bool) -> anyhow::Result<ExitCode> {
-    let report = bureau_run::validate_with(targets, &bureau_run::ValidateOptions { lint });
+fn cmd_validate(
+    targets: &[String],
+    options: bureau_run::ValidateOptions,
+) -> anyhow::Result<ExitCode> {
+    let report = bureau_run::validate_with(targets, &options);
     let offenders = report.offenders();
     let oracles: Vec<String> = report
         .valid_by_oracle()
@@ -772,7 +816,11 @@ fn cmd_mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     let Some(dir) = args.task else {
         bail!("give --task <TASK_DIR> to play a task, or --trial <URL> to bridge to a trial");
     };
-    let task = bureau_core::Task::load(&dir)?;
+    // A parametrised task is played as its instance of variant seed 0.
+    let task = bureau_variants::load_dir(&dir, 1, 0)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("{} holds no task", dir.display()))?;
     let id = task.id.clone();
     let play = match bureau_mcp::Play::start(task, args.world_dir.as_deref()) {
         Ok(play) => play,
@@ -803,30 +851,8 @@ fn cmd_mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_tasks(targets: &[String]) -> anyhow::Result<ExitCode> {
-    let tasks = load_tasks(targets)?;
-    let mut rows = vec![
-        ["ID", "DIFFICULTY", "CATEGORY", "TURNS", "ITEMS", "APPS"]
-            .map(String::from)
-            .to_vec(),
-    ];
-    for t in &tasks {
-        rows.push(vec![
-            t.id.clone(),
-            t.difficulty.as_str().to_string(),
-            t.category.clone(),
-            t.turns.len().to_string(),
-            t.rubric.len().to_string(),
-            t.apps.join(","),
-        ]);
-    }
-    print!("{}", table(&rows));
-    println!("{} task(s)", tasks.len());
-    Ok(ExitCode::SUCCESS)
-}
-
 /// Left-aligned columns separated by two spaces; the last column is not padded.
-fn table(rows: &[Vec<String>]) -> String {
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {

@@ -44,7 +44,8 @@ pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
 pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{
-    ValidateOptions, ValidationReport, ValidationRow, validate, validate_task_with, validate_with,
+    VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate,
+    validate_task_with, validate_with,
 };
 
 /// Makes an agent from its spec (`oracle`, `null`, `replay:<path>`, ...). [`run`] uses an
@@ -901,7 +902,8 @@ fn differs(old: &RunManifest, new: &RunManifest) -> Option<String> {
             Some(v) => format!(
                 "{} per task, seed {}",
                 v.count,
-                v.seed.map_or("of the suites".to_string(), |s| s.to_string())
+                v.seed
+                    .map_or("of the suites".to_string(), |s| s.to_string())
             ),
         };
         return Some(format!(

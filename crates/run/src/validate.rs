@@ -96,11 +96,28 @@ impl ValidationReport {
 /// Validate every task of `targets`. A target that is a folder of suites (or tasks), such as
 /// `suites`, stands for every suite (task) in it.
 /// How `bureau validate` checks.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValidateOptions {
     /// Apply the task lint ([`crate::lint`]): the quality gates of the bundled suites.
     pub lint: bool,
+    /// Instances validated per parametrised task (at least [`VALIDATE_VARIANTS`]).
+    pub variants: u32,
+    /// Their variant seed (`None`: the suite's `variant_seed`, else 0).
+    pub variant_seed: Option<u64>,
 }
+
+impl Default for ValidateOptions {
+    fn default() -> ValidateOptions {
+        ValidateOptions {
+            lint: false,
+            variants: VALIDATE_VARIANTS,
+            variant_seed: None,
+        }
+    }
+}
+
+/// The fewest instances of a parametrised task `bureau validate` checks.
+pub const VALIDATE_VARIANTS: u32 = 5;
 
 /// Validate with the default options (no lint).
 pub fn validate(targets: &[String]) -> ValidationReport {
@@ -129,47 +146,110 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
                 continue;
             }
         };
+        let seed = options.variant_seed.or(match &target {
+            Target::Suite { meta, .. } => meta.variant_seed,
+            Target::Task(_) => None,
+        });
         for dir in target.task_dirs() {
-            let mut row = ValidationRow {
-                task: display_name(&dir),
-                dir: dir.clone(),
-                problems: Vec::new(),
-                skipped: None,
-                oracle: None,
-                warnings: Vec::new(),
-            };
+            if bureau_variants::is_parametrised(&dir) {
+                validate_variants(&dir, seed.unwrap_or(0), options, &mut ids, &mut rows);
+                continue;
+            }
+            let mut row = new_row(&dir);
             match Task::load(&dir) {
                 Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
-                Ok(task) => {
-                    row.task = task.id.clone();
-                    row.oracle = Some(task.oracle);
-                    if !ids.insert(task.id.clone()) {
-                        row.problems.push(format!("task id `{}` is used by another task of these targets — task ids must be unique", task.id));
-                    }
-                    match load_checks(&task) {
-                        // A skipped task must still load (task and checks); it is not played.
-                        Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
-                        Ok(_) if task.skip_reason.is_some() => {
-                            row.skipped = task.skip_reason.clone();
-                        }
-                        Ok(program) => {
-                            let lint = ValidateOptions { lint: true };
-                            let problems = validate_task_with(&task, program.as_ref(), &lint);
-                            for p in problems {
-                                if options.lint || !p.starts_with("lint: ") {
-                                    row.problems.push(p);
-                                } else {
-                                    row.warnings.push(p);
-                                }
-                            }
-                        }
-                    }
-                }
+                Ok(task) => validate_loaded(&task, options, &mut ids, &mut row),
             }
             rows.push(row);
         }
     }
     ValidationReport { rows }
+}
+
+fn new_row(dir: &std::path::Path) -> ValidationRow {
+    ValidationRow {
+        task: display_name(dir),
+        dir: dir.to_path_buf(),
+        problems: Vec::new(),
+        skipped: None,
+        oracle: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// Validate a loaded task (or instance) into `row`.
+fn validate_loaded(
+    task: &Task,
+    options: &ValidateOptions,
+    ids: &mut BTreeSet<String>,
+    row: &mut ValidationRow,
+) {
+    row.task = task.id.clone();
+    row.oracle = Some(task.oracle);
+    if !ids.insert(task.id.clone()) {
+        row.problems.push(format!(
+            "task id `{}` is used by another task of these targets — task ids must be unique",
+            task.id
+        ));
+    }
+    match load_checks(task) {
+        // A skipped task must still load (task and checks); it is not played.
+        Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
+        Ok(_) if task.skip_reason.is_some() => {
+            row.skipped = task.skip_reason.clone();
+        }
+        Ok(program) => {
+            let lint = ValidateOptions {
+                lint: true,
+                ..options.clone()
+            };
+            for p in validate_task_with(task, program.as_ref(), &lint) {
+                if options.lint || !p.starts_with("lint: ") {
+                    row.problems.push(p);
+                } else {
+                    row.warnings.push(p);
+                }
+            }
+        }
+    }
+}
+
+/// A parametrised task: at least [`VALIDATE_VARIANTS`] instances, each validated like a
+/// task (one row each), and they must differ in what the agent sees.
+fn validate_variants(
+    dir: &std::path::Path,
+    seed: u64,
+    options: &ValidateOptions,
+    ids: &mut BTreeSet<String>,
+    rows: &mut Vec<ValidationRow>,
+) {
+    let count = options.variants.max(VALIDATE_VARIANTS);
+    let instances = match bureau_variants::instances(dir, count, seed) {
+        Ok(i) => i,
+        Err(e) => {
+            let mut row = new_row(dir);
+            row.problems.extend(e.0.iter().map(|e| e.to_string()));
+            rows.push(row);
+            return;
+        }
+    };
+    // What the agent sees: the rendered files and the prompts.
+    let seen = |i: &bureau_variants::Instance| {
+        let prompts: Vec<&str> = i.task.turns.iter().map(|t| t.prompt.as_str()).collect();
+        serde_json::to_string(&(&i.rendered.files, prompts)).unwrap_or_default()
+    };
+    let mut first_seen: std::collections::BTreeMap<String, String> = Default::default();
+    for inst in &instances {
+        let mut row = new_row(&inst.task.dir);
+        validate_loaded(&inst.task, options, ids, &mut row);
+        if let Some(other) = first_seen.insert(seen(inst), inst.task.id.clone()) {
+            row.problems.push(format!(
+                "variant `{}` renders the same files and prompts as `{other}` — its parameters change nothing the agent sees; use them in the prompt or the world files",
+                inst.task.id
+            ));
+        }
+        rows.push(row);
+    }
 }
 
 /// The problems of one loaded task under `options`.

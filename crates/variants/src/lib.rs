@@ -42,7 +42,10 @@ pub struct Plan {
 
 impl Default for Plan {
     fn default() -> Plan {
-        Plan { count: 1, seed: None }
+        Plan {
+            count: 1,
+            seed: None,
+        }
     }
 }
 
@@ -56,7 +59,11 @@ pub struct Instance {
 /// Where instances are cached: `$BUREAU_CACHE_DIR/variants`, else
 /// `$XDG_CACHE_HOME/bureau/variants`, else `$HOME/.cache/bureau/variants`, else the temp dir.
 pub fn cache_root() -> PathBuf {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(d) = env("BUREAU_CACHE_DIR") {
         return d.join("variants");
     }
@@ -97,7 +104,11 @@ pub fn is_parametrised(dir: &Path) -> bool {
 fn base_of(dir: &Path) -> Result<(String, Params), TaskErrors> {
     let path = dir.join("task.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        TaskError::new(Location::file(&path), format!("cannot read task.toml: {e}"), "a task is a directory with a task.toml")
+        TaskError::new(
+            Location::file(&path),
+            format!("cannot read task.toml: {e}"),
+            "a task is a directory with a task.toml",
+        )
     })?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
         TaskError::new(
@@ -106,9 +117,18 @@ fn base_of(dir: &Path) -> Result<(String, Params), TaskErrors> {
             "templates belong inside TOML strings (prompt = \"... {{ amount | money }} ...\"), so task.toml stays TOML",
         )
     })?;
-    let id = table.get("id").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let id = table
+        .get("id")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
     let Some(p) = table.get("params") else {
-        return Err(TaskError::new(Location::file(&path), "the task has no [params]", "load it as a plain task").into());
+        return Err(TaskError::new(
+            Location::file(&path),
+            "the task has no [params]",
+            "load it as a plain task",
+        )
+        .into());
     };
     Ok((id, Params::parse(&path, &text, p, dir)?))
 }
@@ -119,7 +139,9 @@ fn tree_digest(dir: &Path) -> String {
     let mut stack = vec![PathBuf::new()];
     let mut files = Vec::new();
     while let Some(rel) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
+            continue;
+        };
         for e in entries.flatten() {
             let r = rel.join(e.file_name());
             match e.file_type() {
@@ -162,22 +184,42 @@ fn render_cached(
 ) -> Result<Instance, TaskErrors> {
     let base = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let key = blake3::hash(
-        format!("{}\0{}\0{seed}\0{index}\0{id}\0{}", tree_digest(&base), base.display(), env!("CARGO_PKG_VERSION")).as_bytes(),
+        format!(
+            "{}\0{}\0{seed}\0{index}\0{id}\0{}",
+            tree_digest(&base),
+            base.display(),
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes(),
     )
     .to_hex();
     let out = cache_root().join(format!("{id}-{}", &key[..16]));
     let marker = out.join(RENDERED_JSON);
     let io = |p: &Path, e: std::io::Error| {
-        TaskErrors::from(TaskError::new(Location::file(p), format!("cannot write the instance: {e}"), "check the cache directory (BUREAU_CACHE_DIR)"))
+        TaskErrors::from(TaskError::new(
+            Location::file(p),
+            format!("cannot write the instance: {e}"),
+            "check the cache directory (BUREAU_CACHE_DIR)",
+        ))
     };
-    let rendered = match std::fs::read(&marker).ok().and_then(|b| serde_json::from_slice::<BTreeMap<String, String>>(&b).ok()) {
+    let rendered = match std::fs::read(&marker)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<BTreeMap<String, String>>(&b).ok())
+    {
         Some(files) => Rendered { files },
         None => {
             let root = cache_root();
             std::fs::create_dir_all(&root).map_err(|e| io(&root, e))?;
             let tmp = root.join(format!(".tmp-{id}-{}-{}", &key[..16], std::process::id()));
             let _ = std::fs::remove_dir_all(&tmp);
-            let rendered = match render::render_into(&base, base_id, params, values, (id, seed, index), &tmp) {
+            let rendered = match render::render_into(
+                &base,
+                base_id,
+                params,
+                values,
+                (id, seed, index),
+                &tmp,
+            ) {
                 Ok(r) => r,
                 Err(e) => {
                     let _ = std::fs::remove_dir_all(&tmp);
@@ -190,7 +232,12 @@ fn render_cached(
             if std::fs::rename(&tmp, &out).is_err() {
                 let _ = std::fs::remove_dir_all(&tmp);
                 if !marker.is_file() {
-                    return Err(io(&out, std::io::Error::other("the rendered instance could not be moved into place")));
+                    return Err(io(
+                        &out,
+                        std::io::Error::other(
+                            "the rendered instance could not be moved into place",
+                        ),
+                    ));
                 }
             }
             rendered
@@ -208,7 +255,11 @@ pub fn instances(dir: &Path, count: u32, run_seed: u64) -> Result<Vec<Instance>,
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::new();
     for index in 0..count.max(1) {
-        let id = if count <= 1 { base_id.clone() } else { format!("{base_id}.v{index}") };
+        let id = if count <= 1 {
+            base_id.clone()
+        } else {
+            format!("{base_id}.v{index}")
+        };
         let mut found = None;
         for attempt in 0..COLLISION_TRIES {
             let seed = instance_seed(run_seed, &base_id, index, attempt);
@@ -232,7 +283,9 @@ pub fn instances(dir: &Path, count: u32, run_seed: u64) -> Result<Vec<Instance>,
             )
             .into());
         };
-        out.push(render_cached(dir, &base_id, &params, &values, seed, index, &id)?);
+        out.push(render_cached(
+            dir, &base_id, &params, &values, seed, index, &id,
+        )?);
     }
     Ok(out)
 }
@@ -275,13 +328,20 @@ pub fn load_tasks(specs: &[String], plan: &Plan) -> Result<Vec<Task>, TaskErrors
             ));
         }
     }
-    if errors.is_empty() { Ok(tasks) } else { Err(TaskErrors(errors)) }
+    if errors.is_empty() {
+        Ok(tasks)
+    } else {
+        Err(TaskErrors(errors))
+    }
 }
 
 /// The task at `dir`, or `count` instances of it when it is parametrised.
 pub fn load_dir(dir: &Path, count: u32, run_seed: u64) -> Result<Vec<Task>, TaskErrors> {
     if is_parametrised(dir) {
-        Ok(instances(dir, count, run_seed)?.into_iter().map(|i| i.task).collect())
+        Ok(instances(dir, count, run_seed)?
+            .into_iter()
+            .map(|i| i.task)
+            .collect())
     } else {
         Ok(vec![Task::load(dir)?])
     }

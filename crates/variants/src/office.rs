@@ -19,7 +19,8 @@ pub fn write_office(name: &str, text: &str) -> Result<Option<Vec<u8>>, String> {
     Ok(Some(match ext {
         "docx" => write_docx(name, &docx_blocks(text)).map_err(fail)?,
         "xlsx" => {
-            let wb = bureau_formats::sheet::read_file("sheet.csv", text.as_bytes()).map_err(fail)?;
+            let wb =
+                bureau_formats::sheet::read_file("sheet.csv", text.as_bytes()).map_err(fail)?;
             bureau_formats::sheet::write_xlsx(&wb).map_err(fail)?
         }
         "pptx" => {
@@ -28,7 +29,11 @@ pub fn write_office(name: &str, text: &str) -> Result<Option<Vec<u8>>, String> {
                 .map(|s| {
                     let s = s.trim_matches('\n');
                     let (title, body) = s.split_once('\n').unwrap_or((s, ""));
-                    (title.trim_start_matches('#').trim().to_string(), body.trim().to_string(), String::new())
+                    (
+                        title.trim_start_matches('#').trim().to_string(),
+                        body.trim().to_string(),
+                        String::new(),
+                    )
                 })
                 .collect();
             write_pptx(&slides).map_err(fail)?
@@ -47,16 +52,25 @@ fn docx_blocks(text: &str) -> Vec<WriteBlock> {
     let mut para: Vec<&str> = Vec::new();
     let mut bullets: Vec<String> = Vec::new();
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let flush = |para: &mut Vec<&str>, bullets: &mut Vec<String>, rows: &mut Vec<Vec<String>>, blocks: &mut Vec<WriteBlock>| {
+    let flush = |para: &mut Vec<&str>,
+                 bullets: &mut Vec<String>,
+                 rows: &mut Vec<Vec<String>>,
+                 blocks: &mut Vec<WriteBlock>| {
         if !para.is_empty() {
-            blocks.push(WriteBlock::Paragraph { text: para.join("\n") });
+            blocks.push(WriteBlock::Paragraph {
+                text: para.join("\n"),
+            });
             para.clear();
         }
         if !bullets.is_empty() {
-            blocks.push(WriteBlock::Bullets { items: std::mem::take(bullets) });
+            blocks.push(WriteBlock::Bullets {
+                items: std::mem::take(bullets),
+            });
         }
         if !rows.is_empty() {
-            blocks.push(WriteBlock::Table { rows: std::mem::take(rows) });
+            blocks.push(WriteBlock::Table {
+                rows: std::mem::take(rows),
+            });
         }
     };
     for line in text.lines() {
@@ -64,7 +78,10 @@ fn docx_blocks(text: &str) -> Vec<WriteBlock> {
         let hashes = t.chars().take_while(|c| *c == '#').count();
         if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
             flush(&mut para, &mut bullets, &mut rows, &mut blocks);
-            blocks.push(WriteBlock::Heading { level: hashes as u8, text: t[hashes..].trim().to_string() });
+            blocks.push(WriteBlock::Heading {
+                level: hashes as u8,
+                text: t[hashes..].trim().to_string(),
+            });
         } else if let Some(item) = t.strip_prefix("- ") {
             if !para.is_empty() || !rows.is_empty() {
                 let mut keep = std::mem::take(&mut bullets);
@@ -78,8 +95,14 @@ fn docx_blocks(text: &str) -> Vec<WriteBlock> {
                 flush(&mut para, &mut bullets, &mut Vec::new(), &mut blocks);
                 rows.append(&mut keep);
             }
-            let cells: Vec<String> = t[1..t.len() - 1].split('|').map(|c| c.trim().to_string()).collect();
-            if !cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| ch == '-' || ch == ':')) {
+            let cells: Vec<String> = t[1..t.len() - 1]
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect();
+            if !cells
+                .iter()
+                .all(|c| !c.is_empty() && c.chars().all(|ch| ch == '-' || ch == ':'))
+            {
                 rows.push(cells);
             }
         } else if t.is_empty() {
@@ -101,24 +124,42 @@ mod tests {
 
     #[test]
     fn markdown_like_text_becomes_docx_blocks() {
-        let b = docx_blocks("# Offer\n\nDear Ana,\nwelcome.\n\n- one\n- two\n\n| Item | EUR |\n|---|---|\n| Desk | 120 |\n");
+        let b = docx_blocks(
+            "# Offer\n\nDear Ana,\nwelcome.\n\n- one\n- two\n\n| Item | EUR |\n|---|---|\n| Desk | 120 |\n",
+        );
         assert_eq!(
             b,
             vec![
-                WriteBlock::Heading { level: 1, text: "Offer".into() },
-                WriteBlock::Paragraph { text: "Dear Ana,\nwelcome.".into() },
-                WriteBlock::Bullets { items: vec!["one".into(), "two".into()] },
-                WriteBlock::Table { rows: vec![vec!["Item".into(), "EUR".into()], vec!["Desk".into(), "120".into()]] },
+                WriteBlock::Heading {
+                    level: 1,
+                    text: "Offer".into()
+                },
+                WriteBlock::Paragraph {
+                    text: "Dear Ana,\nwelcome.".into()
+                },
+                WriteBlock::Bullets {
+                    items: vec!["one".into(), "two".into()]
+                },
+                WriteBlock::Table {
+                    rows: vec![
+                        vec!["Item".into(), "EUR".into()],
+                        vec!["Desk".into(), "120".into()]
+                    ]
+                },
             ]
         );
     }
 
     #[test]
     fn office_templates_are_real_office_files() {
-        let docx = write_office("a.docx", "# T\n\nHello €1,200.00\n").unwrap().unwrap();
+        let docx = write_office("a.docx", "# T\n\nHello €1,200.00\n")
+            .unwrap()
+            .unwrap();
         let text = bureau_formats::office::to_text("a.docx", &docx).unwrap();
         assert!(text.contains("Hello €1,200.00"), "{text}");
-        let xlsx = write_office("b.xlsx", "item,amount\nDesk,120\n").unwrap().unwrap();
+        let xlsx = write_office("b.xlsx", "item,amount\nDesk,120\n")
+            .unwrap()
+            .unwrap();
         let wb = bureau_formats::sheet::read_file("b.xlsx", &xlsx).unwrap();
         let text = format!("{wb:?}");
         assert!(text.contains("Desk") && text.contains("120"), "{text}");

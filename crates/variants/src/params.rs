@@ -150,10 +150,9 @@ impl Params {
                     Some(list) => {
                         for c in list {
                             match c.as_str() {
-                                Some(c) if !c.trim().is_empty() => constraints.push((
-                                    c.to_string(),
-                                    locate(toml_path, source, c),
-                                )),
+                                Some(c) if !c.trim().is_empty() => {
+                                    constraints.push((c.to_string(), locate(toml_path, source, c)))
+                                }
                                 _ => errors.push(err(
                                     &here,
                                     "a constraint is not a non-empty string",
@@ -201,7 +200,10 @@ impl Params {
                     if !names.contains(d.as_str()) {
                         errors.push(err(
                             &s.location,
-                            format!("parameter `{}`: distinct_from names unknown parameter `{d}`", s.name),
+                            format!(
+                                "parameter `{}`: distinct_from names unknown parameter `{d}`",
+                                s.name
+                            ),
                             hint_for(d, &names),
                         ));
                     }
@@ -232,7 +234,11 @@ impl Params {
     }
 
     /// The parameter values of the instance seeded by `seed` for task `task_id`.
-    pub fn generate(&self, task_id: &str, seed: u64) -> Result<BTreeMap<String, Value>, TaskErrors> {
+    pub fn generate(
+        &self,
+        task_id: &str,
+        seed: u64,
+    ) -> Result<BTreeMap<String, Value>, TaskErrors> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let env = environment();
         let mut last_failure: Option<(String, Location)> = None;
@@ -249,7 +255,10 @@ impl Params {
                     }
                     Ok(None) => {
                         last_failure = Some((
-                            format!("parameter `{}` has no value left to draw (its filters exclude every candidate)", s.name),
+                            format!(
+                                "parameter `{}` has no value left to draw (its filters exclude every candidate)",
+                                s.name
+                            ),
                             s.location.clone(),
                         ));
                         break;
@@ -257,17 +266,25 @@ impl Params {
                     Err(e) => return Err(e.into()),
                 }
             }
-            if last_failure.as_ref().is_some_and(|(w, _)| w.contains("no value left")) {
+            if last_failure
+                .as_ref()
+                .is_some_and(|(w, _)| w.contains("no value left"))
+            {
                 break;
             }
             self.derive(task_id, &env, &mut values)?;
             match self.first_failing_constraint(task_id, &env, &values)? {
                 None => return Ok(values),
-                Some((c, loc)) => last_failure = Some((format!("constraint `{c}` does not hold"), loc)),
+                Some((c, loc)) => {
+                    last_failure = Some((format!("constraint `{c}` does not hold"), loc))
+                }
             }
         }
         let (what, loc) = last_failure.unwrap_or_else(|| {
-            ("no parameter set was found".to_string(), Location::file(&self.toml_path))
+            (
+                "no parameter set was found".to_string(),
+                Location::file(&self.toml_path),
+            )
         });
         Err(err(
             &loc,
@@ -284,7 +301,8 @@ impl Params {
         rng: &mut ChaCha8Rng,
         so_far: &BTreeMap<String, Value>,
     ) -> Result<Option<Value>, TaskError> {
-        let pick = |rng: &mut ChaCha8Rng, n: usize| -> usize { (rng.next_u64() % n as u64) as usize };
+        let pick =
+            |rng: &mut ChaCha8Rng, n: usize| -> usize { (rng.next_u64() % n as u64) as usize };
         Ok(match &spec.kind {
             Kind::Person {
                 department,
@@ -302,9 +320,15 @@ impl Params {
                     .iter()
                     .filter(|p| {
                         let field = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("");
-                        department.as_deref().is_none_or(|d| field("department").eq_ignore_ascii_case(d))
-                            && role.as_deref().is_none_or(|r| field("role").to_lowercase().contains(&r.to_lowercase()))
-                            && !exclude.iter().any(|e| e.eq_ignore_ascii_case(field("email")))
+                        department
+                            .as_deref()
+                            .is_none_or(|d| field("department").eq_ignore_ascii_case(d))
+                            && role.as_deref().is_none_or(|r| {
+                                field("role").to_lowercase().contains(&r.to_lowercase())
+                            })
+                            && !exclude
+                                .iter()
+                                .any(|e| e.eq_ignore_ascii_case(field("email")))
                             && !taken.iter().any(|t| t.eq_ignore_ascii_case(field("email")))
                     })
                     .collect();
@@ -312,7 +336,10 @@ impl Params {
                     if self.people.is_empty() {
                         return Err(err(
                             &spec.location,
-                            format!("task `{task_id}`: parameter `{}` is a person but world/people.toml lists nobody", spec.name),
+                            format!(
+                                "task `{task_id}`: parameter `{}` is a person but world/people.toml lists nobody",
+                                spec.name
+                            ),
                             "add [[person]] entries to world/people.toml",
                         ));
                     }
@@ -336,7 +363,9 @@ impl Params {
                 let days: Vec<NaiveDate> = from
                     .iter_days()
                     .take_while(|d| d <= to)
-                    .filter(|d| !*working_days || !matches!(d.weekday(), Weekday::Sat | Weekday::Sun))
+                    .filter(|d| {
+                        !*working_days || !matches!(d.weekday(), Weekday::Sat | Weekday::Sun)
+                    })
                     .collect();
                 if days.is_empty() {
                     None
@@ -371,7 +400,9 @@ impl Params {
             let mut last_error = None;
             let mut still = Vec::new();
             for s in pending {
-                let Kind::Derived { expr } = &s.kind else { continue };
+                let Kind::Derived { expr } = &s.kind else {
+                    continue;
+                };
                 match eval(env, expr, values) {
                     Ok(v) => {
                         values.insert(s.name.clone(), v);
@@ -384,14 +415,17 @@ impl Params {
                 }
             }
             if !progressed {
-                let (s, e) = last_error.map(|(s, e)| (s, e)).unwrap_or((still[0], String::new()));
+                let (s, e) = last_error.unwrap_or((still[0], String::new()));
                 let known: BTreeSet<&str> = self.specs.iter().map(|p| p.name.as_str()).collect();
                 let hint = unknown_name(&e)
                     .map(|n| hint_for(n, &known))
                     .unwrap_or_else(|| "fix the expression (minijinja syntax: amount * count, (a + b) / 2, due | add_working_days(3))".into());
                 return Err(err(
                     &s.location,
-                    format!("task `{task_id}`: derived parameter `{}` cannot be computed: {e}", s.name),
+                    format!(
+                        "task `{task_id}`: derived parameter `{}` cannot be computed: {e}",
+                        s.name
+                    ),
                     hint,
                 )
                 .into());
@@ -420,11 +454,14 @@ impl Params {
                     .into());
                 }
                 Err(e) => {
-                    let known: BTreeSet<&str> = self.specs.iter().map(|p| p.name.as_str()).collect();
+                    let known: BTreeSet<&str> =
+                        self.specs.iter().map(|p| p.name.as_str()).collect();
                     return Err(err(
                         loc,
                         format!("task `{task_id}`: constraint `{c}` cannot be evaluated: {e}"),
-                        unknown_name(&e).map(|n| hint_for(n, &known)).unwrap_or_else(|| "fix the expression".into()),
+                        unknown_name(&e)
+                            .map(|n| hint_for(n, &known))
+                            .unwrap_or_else(|| "fix the expression".into()),
                     )
                     .into());
                 }
@@ -470,14 +507,21 @@ pub(crate) fn unknown_name(e: &str) -> Option<&str> {
 pub(crate) fn hint_for(name: &str, known: &BTreeSet<&str>) -> String {
     let list: Vec<&str> = known.iter().copied().collect();
     match did_you_mean(name, list.iter().copied()) {
-        Some(m) => format!("did you mean `{m}`? Declared parameters: {}", list.join(", ")),
-        None => format!("declare it as [params.{name}], or use one of: {}", list.join(", ")),
+        Some(m) => format!(
+            "did you mean `{m}`? Declared parameters: {}",
+            list.join(", ")
+        ),
+        None => format!(
+            "declare it as [params.{name}], or use one of: {}",
+            list.join(", ")
+        ),
     }
 }
 
 fn is_name(s: &str) -> bool {
     let mut c = s.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
 }
 
@@ -519,20 +563,42 @@ fn parse_kind(name: &str, v: &toml::Value, loc: &Location) -> Result<Kind, TaskE
             None => Ok(None),
             Some(toml::Value::Integer(i)) => Ok(Some(*i as f64)),
             Some(toml::Value::Float(f)) if f.is_finite() => Ok(Some(*f)),
-            Some(_) => Err(err(loc, format!("parameter `{name}`: `{k}` must be a number"), format!("write {k} = 100"))),
+            Some(_) => Err(err(
+                loc,
+                format!("parameter `{name}`: `{k}` must be a number"),
+                format!("write {k} = 100"),
+            )),
         }
     };
     let need = |k: &str, v: Option<f64>| -> Result<f64, TaskError> {
-        v.ok_or_else(|| err(loc, format!("parameter `{name}` ({kind}) needs `{k}`"), format!("add {k} = ... to [params.{name}]")))
+        v.ok_or_else(|| {
+            err(
+                loc,
+                format!("parameter `{name}` ({kind}) needs `{k}`"),
+                format!("add {k} = ... to [params.{name}]"),
+            )
+        })
     };
     let strings = |k: &str| -> Result<Vec<String>, TaskError> {
         match t.get(k) {
             None => Ok(Vec::new()),
             Some(toml::Value::Array(a)) => a
                 .iter()
-                .map(|x| x.as_str().map(String::from).ok_or_else(|| err(loc, format!("parameter `{name}`: `{k}` must list strings"), format!("write {k} = [\"...\"]"))))
+                .map(|x| {
+                    x.as_str().map(String::from).ok_or_else(|| {
+                        err(
+                            loc,
+                            format!("parameter `{name}`: `{k}` must list strings"),
+                            format!("write {k} = [\"...\"]"),
+                        )
+                    })
+                })
                 .collect(),
-            Some(_) => Err(err(loc, format!("parameter `{name}`: `{k}` must be a list of strings"), format!("write {k} = [\"...\"]"))),
+            Some(_) => Err(err(
+                loc,
+                format!("parameter `{name}`: `{k}` must be a list of strings"),
+                format!("write {k} = [\"...\"]"),
+            )),
         }
     };
     let string = |k: &str| t.get(k).and_then(|v| v.as_str()).map(String::from);
@@ -548,41 +614,104 @@ fn parse_kind(name: &str, v: &toml::Value, loc: &Location) -> Result<Kind, TaskE
             let max = need("max", num("max")?)?;
             let step = num("step")?.unwrap_or(1.0);
             if step <= 0.0 || max < min {
-                return Err(err(loc, format!("parameter `{name}`: needs min ≤ max and step > 0 (min {min}, max {max}, step {step})"), "fix the range"));
+                return Err(err(
+                    loc,
+                    format!(
+                        "parameter `{name}`: needs min ≤ max and step > 0 (min {min}, max {max}, step {step})"
+                    ),
+                    "fix the range",
+                ));
             }
-            Kind::Amount { min, max, step, currency: string("currency").unwrap_or_else(|| "EUR".into()) }
+            Kind::Amount {
+                min,
+                max,
+                step,
+                currency: string("currency").unwrap_or_else(|| "EUR".into()),
+            }
         }
         "date" => {
             let date = |k: &str| -> Result<NaiveDate, TaskError> {
-                let s = string(k).ok_or_else(|| err(loc, format!("parameter `{name}` (date) needs `{k}` as \"YYYY-MM-DD\""), format!("add {k} = \"2026-03-10\"")))?;
-                NaiveDate::parse_from_str(&s, "%Y-%m-%d").map_err(|_| err(loc, format!("parameter `{name}`: `{k}` = \"{s}\" is not a date YYYY-MM-DD"), "write e.g. \"2026-03-10\""))
+                let s = string(k).ok_or_else(|| {
+                    err(
+                        loc,
+                        format!("parameter `{name}` (date) needs `{k}` as \"YYYY-MM-DD\""),
+                        format!("add {k} = \"2026-03-10\""),
+                    )
+                })?;
+                NaiveDate::parse_from_str(&s, "%Y-%m-%d").map_err(|_| {
+                    err(
+                        loc,
+                        format!("parameter `{name}`: `{k}` = \"{s}\" is not a date YYYY-MM-DD"),
+                        "write e.g. \"2026-03-10\"",
+                    )
+                })
             };
             let (from, to) = (date("from")?, date("to")?);
             if to < from {
-                return Err(err(loc, format!("parameter `{name}`: `to` ({to}) is before `from` ({from})"), "swap them"));
+                return Err(err(
+                    loc,
+                    format!("parameter `{name}`: `to` ({to}) is before `from` ({from})"),
+                    "swap them",
+                ));
             }
-            let working_days = t.get("working_days").and_then(|v| v.as_bool()).unwrap_or(true);
-            Kind::Date { from, to, working_days }
+            let working_days = t
+                .get("working_days")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(true);
+            Kind::Date {
+                from,
+                to,
+                working_days,
+            }
         }
         "choice" => {
             let values: Vec<Value> = match t.get("values") {
                 Some(toml::Value::Array(a)) if !a.is_empty() => a
                     .iter()
-                    .map(|x| serde_json::to_value(x).map_err(|e| err(loc, format!("parameter `{name}`: a value cannot be used: {e}"), "use strings, numbers or tables")))
+                    .map(|x| {
+                        serde_json::to_value(x).map_err(|e| {
+                            err(
+                                loc,
+                                format!("parameter `{name}`: a value cannot be used: {e}"),
+                                "use strings, numbers or tables",
+                            )
+                        })
+                    })
                     .collect::<Result<_, _>>()?,
-                _ => return Err(err(loc, format!("parameter `{name}` (choice) needs a non-empty `values` list"), "add values = [\"a\", \"b\"]")),
+                _ => {
+                    return Err(err(
+                        loc,
+                        format!("parameter `{name}` (choice) needs a non-empty `values` list"),
+                        "add values = [\"a\", \"b\"]",
+                    ));
+                }
             };
             Kind::Choice { values }
         }
         "int" => {
             let (min, max) = (need("min", num("min")?)?, need("max", num("max")?)?);
             if max < min || min.fract() != 0.0 || max.fract() != 0.0 {
-                return Err(err(loc, format!("parameter `{name}`: int needs whole min ≤ max (min {min}, max {max})"), "fix the range"));
+                return Err(err(
+                    loc,
+                    format!("parameter `{name}`: int needs whole min ≤ max (min {min}, max {max})"),
+                    "fix the range",
+                ));
             }
-            Kind::Int { min: min as i64, max: max as i64 }
+            Kind::Int {
+                min: min as i64,
+                max: max as i64,
+            }
         }
         _ => Kind::Derived {
-            expr: string("expr").filter(|e| !e.trim().is_empty()).ok_or_else(|| err(loc, format!("parameter `{name}` (derived) needs `expr`"), "add expr = \"amount * count\""))?,
+            expr: string("expr")
+                .filter(|e| !e.trim().is_empty())
+                .ok_or_else(|| {
+                    err(
+                        loc,
+                        format!("parameter `{name}` (derived) needs `expr`"),
+                        "add expr = \"amount * count\"",
+                    )
+                })?,
         },
     })
 }
@@ -591,13 +720,26 @@ fn parse_kind(name: &str, v: &toml::Value, loc: &Location) -> Result<Kind, TaskE
 fn read_people(path: &Path) -> Result<Vec<Value>, TaskError> {
     let loc = Location::file(path);
     let text = std::fs::read_to_string(path).map_err(|e| {
-        err(&loc, format!("cannot read the roster for `person` parameters: {e}"), "add world/people.toml with [[person]] entries (docs/services/people.md)")
+        err(
+            &loc,
+            format!("cannot read the roster for `person` parameters: {e}"),
+            "add world/people.toml with [[person]] entries (docs/services/people.md)",
+        )
     })?;
     let doc: toml::Table = toml::from_str(&text).map_err(|e| {
-        err(&Location::from_offset(path, &text, e.span().map_or(0, |s| s.start)), e.message().trim().to_string(), "fix people.toml")
+        err(
+            &Location::from_offset(path, &text, e.span().map_or(0, |s| s.start)),
+            e.message().trim().to_string(),
+            "fix people.toml",
+        )
     })?;
     let mut out = Vec::new();
-    for p in doc.get("person").and_then(|v| v.as_array()).into_iter().flatten() {
+    for p in doc
+        .get("person")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
         let f = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
         let name = f("name");
         let (first, last) = match name.split_once(' ') {

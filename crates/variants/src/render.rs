@@ -51,24 +51,39 @@ pub fn render_into(
     let known: std::collections::BTreeSet<&str> =
         params.specs.iter().map(|s| s.name.as_str()).collect();
     let io = |p: &Path, e: std::io::Error| {
-        TaskError::new(Location::file(p), format!("cannot write the instance: {e}"), "check the cache directory's space and permissions")
+        TaskError::new(
+            Location::file(p),
+            format!("cannot write the instance: {e}"),
+            "check the cache directory's space and permissions",
+        )
     };
     for rel in walk(base, &mut errors) {
         let src = base.join(&rel);
         let bytes = match std::fs::read(&src) {
             Ok(b) => b,
             Err(e) => {
-                errors.push(TaskError::new(Location::file(&src), format!("cannot read: {e}"), "make it a readable file"));
+                errors.push(TaskError::new(
+                    Location::file(&src),
+                    format!("cannot read: {e}"),
+                    "make it a readable file",
+                ));
                 continue;
             }
         };
         let rel_s = rel.to_string_lossy().replace('\\', "/");
         let top = rel_s.split('/').next().unwrap_or("");
-        let templated_place = TEMPLATED_DIRS.contains(&top) || TEMPLATED_FILES.contains(&rel_s.as_str());
-        let text = std::str::from_utf8(&bytes).ok().filter(|t| !t.contains('\0'));
+        let templated_place =
+            TEMPLATED_DIRS.contains(&top) || TEMPLATED_FILES.contains(&rel_s.as_str());
+        let text = std::str::from_utf8(&bytes)
+            .ok()
+            .filter(|t| !t.contains('\0'));
         let (dest_rel, output): (String, Vec<u8>) = if rel_s == "task.toml" {
             let Some(text) = text else {
-                errors.push(TaskError::new(Location::file(&src), "task.toml is not UTF-8 text", "save it as UTF-8"));
+                errors.push(TaskError::new(
+                    Location::file(&src),
+                    "task.toml is not UTF-8 text",
+                    "save it as UTF-8",
+                ));
                 continue;
             };
             let blanked = blank_params(text);
@@ -88,7 +103,11 @@ pub fn render_into(
             }
         } else if templated_place && rel_s.ends_with(".j2") {
             let Some(text) = text else {
-                errors.push(TaskError::new(Location::file(&src), "a .j2 template is not UTF-8 text", "save it as UTF-8"));
+                errors.push(TaskError::new(
+                    Location::file(&src),
+                    "a .j2 template is not UTF-8 text",
+                    "save it as UTF-8",
+                ));
                 continue;
             };
             let dest = rel_s.trim_end_matches(".j2").to_string();
@@ -103,7 +122,11 @@ pub fn render_into(
                 Ok(Some(b)) => (dest, b),
                 Ok(None) => (dest, rendered.into_bytes()),
                 Err(what) => {
-                    errors.push(TaskError::new(Location::file(&src), what, "see docs/variants.md for the text forms of office templates"));
+                    errors.push(TaskError::new(
+                        Location::file(&src),
+                        what,
+                        "see docs/variants.md for the text forms of office templates",
+                    ));
                     continue;
                 }
             }
@@ -209,7 +232,10 @@ fn template_name_at(text: &str, line: usize) -> Option<String> {
     let start = l.find("{{")? + 2;
     let end = l[start..].find("}}")? + start;
     let inner = l[start..end].trim();
-    let name: String = inner.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let name: String = inner
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     (!name.is_empty()).then_some(name)
 }
 
@@ -258,7 +284,13 @@ fn replace_id(text: &str, base_id: &str, id: &str) -> String {
     out
 }
 
-fn variant_table(base: &Path, base_id: &str, seed: u64, index: u32, values: &BTreeMap<String, Value>) -> String {
+fn variant_table(
+    base: &Path,
+    base_id: &str,
+    seed: u64,
+    index: u32,
+    values: &BTreeMap<String, Value>,
+) -> String {
     #[derive(serde::Serialize)]
     struct V<'a> {
         variant: Inner<'a>,
@@ -281,7 +313,10 @@ fn variant_table(base: &Path, base_id: &str, seed: u64, index: u32, values: &BTr
         },
     };
     let body = toml::to_string(&doc).unwrap_or_default();
-    format!("\n# Rendered by bureau-variants from {} (seed {seed}); do not edit: render again.\n{body}", base.display())
+    format!(
+        "\n# Rendered by bureau-variants from {} (seed {seed}); do not edit: render again.\n{body}",
+        base.display()
+    )
 }
 
 #[cfg(test)]
@@ -293,12 +328,18 @@ mod tests {
         let t = "id = \"x\"\n[params.a]\nkind = \"int\"\nmin = 1\n\n[user]\nname = \"A\"\n[params]\nconstraints = []\n[[turn]]\n";
         let b = blank_params(t);
         assert_eq!(b.lines().count(), t.lines().count());
-        assert_eq!(b, "id = \"x\"\n#\n#\n#\n#\n[user]\nname = \"A\"\n#\n#\n[[turn]]\n");
+        assert_eq!(
+            b,
+            "id = \"x\"\n#\n#\n#\n#\n[user]\nname = \"A\"\n#\n#\n[[turn]]\n"
+        );
     }
 
     #[test]
     fn the_instance_id_replaces_the_top_level_id_only() {
         let t = "id = \"q\"\ntitle = \"T\"\n[[rubric]]\nid = \"q\"\n";
-        assert_eq!(replace_id(t, "q", "q.v2"), "id = \"q.v2\"\ntitle = \"T\"\n[[rubric]]\nid = \"q\"\n");
+        assert_eq!(
+            replace_id(t, "q", "q.v2"),
+            "id = \"q.v2\"\ntitle = \"T\"\n[[rubric]]\nid = \"q\"\n"
+        );
     }
 }

@@ -29,7 +29,9 @@ fn as_f64(v: &Value) -> Result<f64, Error> {
 }
 
 fn as_date(v: &Value) -> Result<NaiveDate, Error> {
-    let s = v.as_str().ok_or_else(|| bad(format!("`{v}` is not a date string")))?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| bad(format!("`{v}` is not a date string")))?;
     NaiveDate::parse_from_str(s.get(..10).unwrap_or(s), "%Y-%m-%d")
         .map_err(|_| bad(format!("`{s}` is not a date YYYY-MM-DD")))
 }
@@ -86,15 +88,24 @@ pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_keep_trailing_newline(true);
-    env.add_filter("money", |v: Value, currency: Option<String>| -> Result<String, Error> {
-        Ok(money(as_f64(&v)?, currency.as_deref().unwrap_or("EUR")))
-    });
-    env.add_filter("thousands", |v: Value, decimals: Option<usize>| -> Result<String, Error> {
-        Ok(thousands(as_f64(&v)?, decimals.unwrap_or(0)))
-    });
-    env.add_filter("fixed", |v: Value, decimals: Option<usize>| -> Result<String, Error> {
-        Ok(format!("{:.*}", decimals.unwrap_or(2), as_f64(&v)?))
-    });
+    env.add_filter(
+        "money",
+        |v: Value, currency: Option<String>| -> Result<String, Error> {
+            Ok(money(as_f64(&v)?, currency.as_deref().unwrap_or("EUR")))
+        },
+    );
+    env.add_filter(
+        "thousands",
+        |v: Value, decimals: Option<usize>| -> Result<String, Error> {
+            Ok(thousands(as_f64(&v)?, decimals.unwrap_or(0)))
+        },
+    );
+    env.add_filter(
+        "fixed",
+        |v: Value, decimals: Option<usize>| -> Result<String, Error> {
+            Ok(format!("{:.*}", decimals.unwrap_or(2), as_f64(&v)?))
+        },
+    );
     env.add_filter("long_date", |v: Value| -> Result<String, Error> {
         Ok(as_date(&v)?.format("%A %-d %B %Y").to_string())
     });
@@ -113,9 +124,12 @@ pub fn environment() -> Environment<'static> {
     env.add_filter("add_days", |v: Value, n: i64| -> Result<String, Error> {
         Ok((as_date(&v)? + Duration::days(n)).to_string())
     });
-    env.add_filter("add_working_days", |v: Value, n: i64| -> Result<String, Error> {
-        Ok(add_working_days(as_date(&v)?, n).to_string())
-    });
+    env.add_filter(
+        "add_working_days",
+        |v: Value, n: i64| -> Result<String, Error> {
+            Ok(add_working_days(as_date(&v)?, n).to_string())
+        },
+    );
     env
 }
 
@@ -135,13 +149,25 @@ mod tests {
         assert_eq!(render("{{ 23230.5 | thousands(2) }}"), "23,230.50");
         assert_eq!(render("{{ 999 | thousands }}"), "999");
         assert_eq!(render("{{ 12.5 | fixed }}"), "12.50");
-        assert_eq!(render("{{ '2026-03-12' | long_date }}"), "Thursday 12 March 2026");
+        assert_eq!(
+            render("{{ '2026-03-12' | long_date }}"),
+            "Thursday 12 March 2026"
+        );
         assert_eq!(render("{{ '2026-03-12' | day_month }}"), "12 March");
-        assert_eq!(render("{{ '2026-03-13' | add_working_days(1) }}"), "2026-03-16");
-        assert_eq!(render("{{ '2026-03-16' | add_working_days(-1) }}"), "2026-03-13");
+        assert_eq!(
+            render("{{ '2026-03-13' | add_working_days(1) }}"),
+            "2026-03-16"
+        );
+        assert_eq!(
+            render("{{ '2026-03-16' | add_working_days(-1) }}"),
+            "2026-03-13"
+        );
         assert_eq!(render("{{ '2026-03-12' | add_days(20) }}"), "2026-04-01");
         assert_eq!(render("{{ '2026-03-12' | compact_date }}"), "20260312");
-        assert_eq!(render("{{ '2026-03-12' | rfc2822_date }}"), "Thu, 12 Mar 2026");
+        assert_eq!(
+            render("{{ '2026-03-12' | rfc2822_date }}"),
+            "Thu, 12 Mar 2026"
+        );
     }
 
     #[test]
