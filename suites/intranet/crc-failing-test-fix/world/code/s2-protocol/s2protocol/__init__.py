@@ -1,0 +1,1 @@
+from .frames import decode_frame  # noqa: F401

@@ -1,0 +1,6 @@
+"""Entry point: python3 -m flowlog_sync"""
+
+from .sync import run
+
+if __name__ == "__main__":
+    run()
