@@ -1,0 +1,1 @@
+"""Meridian hours: reports from timesheet exports."""
