@@ -307,6 +307,16 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
             b.s(&iso(&world.now().with_timezone(&ctx.tz).fixed_offset())),
         ),
         ("timezone", b.s(ctx.tz.name())),
+        (
+            "params",
+            b.json(&serde_json::Value::Object(
+                ctx.task
+                    .params
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )),
+        ),
         ("files", api.files),
         ("mail", api.mail),
         ("calendar", api.calendar),
