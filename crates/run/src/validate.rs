@@ -236,7 +236,16 @@ fn validate_variants(
     // What the agent sees: the rendered files and the prompts.
     let seen = |i: &bureau_variants::Instance| {
         let prompts: Vec<&str> = i.task.turns.iter().map(|t| t.prompt.as_str()).collect();
-        serde_json::to_string(&(&i.rendered.files, prompts)).unwrap_or_default()
+        let files: Vec<(&String, &String)> = i
+            .rendered
+            .files
+            .iter()
+            .filter(|(p, _)| {
+                ["world/", "turns/"].iter().any(|d| p.starts_with(d))
+                    || p.as_str() == "history.json"
+            })
+            .collect();
+        serde_json::to_string(&(files, prompts)).unwrap_or_default()
     };
     let mut first_seen: std::collections::BTreeMap<String, String> = Default::default();
     for inst in &instances {

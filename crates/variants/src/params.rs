@@ -418,7 +418,14 @@ impl Params {
                 let (s, e) = last_error.unwrap_or((still[0], String::new()));
                 let known: BTreeSet<&str> = self.specs.iter().map(|p| p.name.as_str()).collect();
                 let hint = unknown_name(&e)
-                    .map(|n| hint_for(n, &known))
+                    .map(String::from)
+                    .or_else(|| {
+                        let Kind::Derived { expr } = &s.kind else {
+                            return None;
+                        };
+                        unknown_in_expr(expr, &known)
+                    })
+                    .map(|n| hint_for(&n, &known))
                     .unwrap_or_else(|| "fix the expression (minijinja syntax: amount * count, (a + b) / 2, due | add_working_days(3))".into());
                 return Err(err(
                     &s.location,
@@ -460,7 +467,9 @@ impl Params {
                         loc,
                         format!("task `{task_id}`: constraint `{c}` cannot be evaluated: {e}"),
                         unknown_name(&e)
-                            .map(|n| hint_for(n, &known))
+                            .map(String::from)
+                            .or_else(|| unknown_in_expr(c, &known))
+                            .map(|n| hint_for(&n, &known))
                             .unwrap_or_else(|| "fix the expression".into()),
                     )
                     .into());
@@ -487,12 +496,13 @@ pub(crate) fn eval(
     values: &BTreeMap<String, Value>,
 ) -> Result<Value, String> {
     let e = env.compile_expression(expr).map_err(|e| e.to_string())?;
-    let ctx = minijinja::Value::from_serialize(values);
-    let v = e.eval(ctx).map_err(|e| e.to_string())?;
+    let v = e
+        .eval(crate::template::context(values))
+        .map_err(|e| e.to_string())?;
     if v.is_undefined() {
         return Err("the expression is undefined".into());
     }
-    serde_json::to_value(&v).map_err(|e| e.to_string())
+    crate::template::to_json(&v)
 }
 
 /// The variable a minijinja "undefined value" error is about, when it says.
@@ -502,6 +512,54 @@ pub(crate) fn unknown_name(e: &str) -> Option<&str> {
     let start = rest.find('`')? + 1;
     let end = rest[start..].find('`')? + start;
     Some(&rest[start..end])
+}
+
+/// The first variable of a minijinja expression that is no declared parameter (names after
+/// `.` or `|` are attributes and filters; keywords and literals are skipped).
+pub(crate) fn unknown_in_expr(expr: &str, known: &BTreeSet<&str>) -> Option<String> {
+    const WORDS: &[&str] = &[
+        "and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True", "False",
+        "None",
+    ];
+    let chars: Vec<char> = expr.chars().collect();
+    let mut i = 0;
+    let mut quote: Option<char> = None;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let before = chars[..start].iter().rev().find(|c| !c.is_whitespace());
+            let after = chars[i..].iter().find(|c| !c.is_whitespace());
+            let attribute = matches!(before, Some('.') | Some('|'));
+            let call = after == Some(&'(');
+            if !attribute
+                && !call
+                && !WORDS.contains(&word.as_str())
+                && !known.contains(word.as_str())
+            {
+                return Some(word);
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
 
 pub(crate) fn hint_for(name: &str, known: &BTreeSet<&str>) -> String {

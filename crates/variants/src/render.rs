@@ -45,7 +45,7 @@ pub fn render_into(
 ) -> Result<Rendered, TaskErrors> {
     let (id, seed, index) = variant;
     let env = environment();
-    let ctx = minijinja::Value::from_serialize(values);
+    let ctx = crate::template::context(values);
     let mut errors = Vec::new();
     let mut files = BTreeMap::new();
     let known: std::collections::BTreeSet<&str> =
@@ -211,32 +211,36 @@ fn render_text(
         let msg = format!("{}{detail}", e.kind());
         let what = match e.kind() {
             minijinja::ErrorKind::UndefinedError => {
-                let name = template_name_at(text, line);
+                let name = template_name_at(text, line, known);
                 format!("template references an unknown parameter{}", name.as_deref().map(|n| format!(" `{n}`")).unwrap_or_default())
             }
             _ => format!("template error: {msg}"),
         };
         let hint = unknown_name(&msg)
             .map(String::from)
-            .or_else(|| template_name_at(text, line))
+            .or_else(|| template_name_at(text, line, known))
             .map(|n| hint_for(&n, known))
             .unwrap_or_else(|| "fix the template (minijinja syntax; write {% raw %}{{{% endraw %} for literal braces)".into());
         TaskError::new(location, what, hint)
     })
 }
 
-/// The first name inside `{{ ... }}` on line `line` (1-based) whose root is not a declared
-/// word, for "unknown parameter" messages.
-fn template_name_at(text: &str, line: usize) -> Option<String> {
+/// The first name inside a `{{ ... }}` on line `line` (1-based) that is not a declared
+/// parameter, for "unknown parameter" messages.
+fn template_name_at(
+    text: &str,
+    line: usize,
+    known: &std::collections::BTreeSet<&str>,
+) -> Option<String> {
     let l = text.lines().nth(line.checked_sub(1)?)?;
-    let start = l.find("{{")? + 2;
-    let end = l[start..].find("}}")? + start;
-    let inner = l[start..end].trim();
-    let name: String = inner
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    (!name.is_empty()).then_some(name)
+    l.match_indices("{{").find_map(|(i, _)| {
+        let name: String = l[i + 2..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (!name.is_empty() && !known.contains(name.as_str())).then_some(name)
+    })
 }
 
 /// `task.toml` with the lines of its `[params]` and `[params.*]` tables turned into comments,
@@ -291,32 +295,43 @@ fn variant_table(
     index: u32,
     values: &BTreeMap<String, Value>,
 ) -> String {
-    #[derive(serde::Serialize)]
-    struct V<'a> {
-        variant: Inner<'a>,
-    }
-    #[derive(serde::Serialize)]
-    struct Inner<'a> {
-        base: &'a str,
-        base_dir: String,
-        seed: u64,
-        index: u32,
-        values: &'a BTreeMap<String, Value>,
-    }
-    let doc = V {
-        variant: Inner {
-            base: base_id,
-            base_dir: base.display().to_string(),
-            seed,
-            index,
-            values,
-        },
-    };
-    let body = toml::to_string(&doc).unwrap_or_default();
+    let values: toml::Table = values
+        .iter()
+        .map(|(k, v)| (k.clone(), to_toml(v)))
+        .collect();
+    let mut table = toml::Table::new();
+    table.insert("base".into(), toml::Value::String(base_id.to_string()));
+    table.insert(
+        "base_dir".into(),
+        toml::Value::String(base.display().to_string()),
+    );
+    table.insert("seed".into(), toml::Value::Integer(seed as i64));
+    table.insert("index".into(), toml::Value::Integer(index.into()));
+    table.insert("values".into(), toml::Value::Table(values));
+    let mut root = toml::Table::new();
+    root.insert("variant".into(), toml::Value::Table(table));
+    let body = toml::to_string(&root).unwrap_or_default();
     format!(
         "\n# Rendered by bureau-variants from {} (seed {seed}); do not edit: render again.\n{body}",
         base.display()
     )
+}
+
+/// A JSON value as TOML (numbers as numbers; nulls, which TOML lacks, as empty strings).
+fn to_toml(v: &Value) -> toml::Value {
+    match v {
+        Value::Null => toml::Value::String(String::new()),
+        Value::Bool(b) => toml::Value::Boolean(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::String(s) => toml::Value::String(s.clone()),
+        Value::Array(a) => toml::Value::Array(a.iter().map(to_toml).collect()),
+        Value::Object(o) => {
+            toml::Value::Table(o.iter().map(|(k, v)| (k.clone(), to_toml(v))).collect())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,61 @@ fn add_working_days(mut d: NaiveDate, n: i64) -> NaiveDate {
     d
 }
 
+/// A JSON value as a template value. (Built by hand: with serde_json's `arbitrary_precision`,
+/// which a dependency turns on, serialising a number gives a map, not a number.)
+pub fn to_value(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::from(()),
+        J::Bool(b) => Value::from(*b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::from(i),
+            (None, Some(f)) => Value::from(f),
+            _ => Value::from(n.to_string()),
+        },
+        J::String(s) => Value::from(s.as_str()),
+        J::Array(a) => Value::from(a.iter().map(to_value).collect::<Vec<_>>()),
+        J::Object(o) => Value::from_iter(o.iter().map(|(k, v)| (k.clone(), to_value(v)))),
+    }
+}
+
+/// The template context of parameter `values`.
+pub fn context(values: &std::collections::BTreeMap<String, serde_json::Value>) -> Value {
+    Value::from_iter(values.iter().map(|(k, v)| (k.clone(), to_value(v))))
+}
+
+/// A template value as JSON (numbers stay numbers).
+pub fn to_json(v: &Value) -> Result<serde_json::Value, String> {
+    use minijinja::value::ValueKind as K;
+    Ok(match v.kind() {
+        K::Undefined | K::None => serde_json::Value::Null,
+        K::Bool => serde_json::Value::Bool(v.is_true()),
+        K::Number => match v.as_i64() {
+            Some(i) if !v.to_string().contains('.') => serde_json::Value::from(i),
+            _ => {
+                let f = f64::try_from(v.clone()).map_err(|e| e.to_string())?;
+                crate::params::number(f)
+            }
+        },
+        K::String => serde_json::Value::String(v.as_str().unwrap_or_default().to_string()),
+        K::Seq | K::Iterable => serde_json::Value::Array(
+            v.try_iter()
+                .map_err(|e| e.to_string())?
+                .map(|x| to_json(&x))
+                .collect::<Result<_, _>>()?,
+        ),
+        K::Map => {
+            let mut o = serde_json::Map::new();
+            for k in v.try_iter().map_err(|e| e.to_string())? {
+                let val = v.get_item(&k).map_err(|e| e.to_string())?;
+                o.insert(k.to_string(), to_json(&val)?);
+            }
+            serde_json::Value::Object(o)
+        }
+        _ => serde_json::Value::String(v.to_string()),
+    })
+}
+
 /// The environment every template and expression of an instance is rendered with.
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
