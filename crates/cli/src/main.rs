@@ -35,6 +35,9 @@ enum Command {
         /// The variant seed of the validated instances [default: the suite's variant_seed, else 0].
         #[arg(long, value_name = "SEED")]
         variant_seed: Option<u64>,
+        /// Also play mutants of each oracle solution (a step left out, a figure changed, the wrong recipient): a task none of whose mutants fails an item is invalid; survivors are listed.
+        #[arg(long)]
+        mutations: bool,
         /// Also apply the task lint (the bundled suites' quality gates, docs/suites.md): every
         /// result item names its source, no item passes for the null agent, no figure is
         /// matched as a raw substring in checks.star, every turn is checked.
@@ -311,12 +314,14 @@ fn main() -> ExitCode {
             lint,
             variants,
             variant_seed,
+            mutations,
         } => cmd_validate(
             &targets,
             bureau_run::ValidateOptions {
                 lint,
                 variants,
                 variant_seed,
+                mutations,
             },
         ),
         Command::Report { run_dir } => cmd_report(&run_dir),

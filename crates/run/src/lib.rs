@@ -14,6 +14,7 @@ pub mod compare;
 pub mod feedback;
 pub mod lint;
 mod manifest;
+pub mod mutate;
 pub mod replicas;
 pub mod rescore;
 pub mod rundir;

@@ -104,6 +104,9 @@ pub struct ValidateOptions {
     pub variants: u32,
     /// Their variant seed (`None`: the suite's `variant_seed`, else 0).
     pub variant_seed: Option<u64>,
+    /// Also play mutants of the oracle's solution ([`crate::mutate`]): a task none of whose
+    /// mutants fails an item is invalid; surviving mutants are warnings.
+    pub mutations: bool,
 }
 
 impl Default for ValidateOptions {
@@ -112,6 +115,7 @@ impl Default for ValidateOptions {
             lint: false,
             variants: VALIDATE_VARIANTS,
             variant_seed: None,
+            mutations: false,
         }
     }
 }
@@ -204,7 +208,7 @@ fn validate_loaded(
                 ..options.clone()
             };
             for p in validate_task_with(task, program.as_ref(), &lint) {
-                if options.lint || !p.starts_with("lint: ") {
+                if (options.lint || !p.starts_with("lint: ")) && !p.starts_with("note: ") {
                     row.problems.push(p);
                 } else {
                     row.warnings.push(p);
@@ -353,6 +357,29 @@ pub fn validate_task_with(
                 problems.push(e);
                 break;
             }
+        }
+    }
+    if options.mutations
+        && oracle_runs
+            .first()
+            .is_some_and(|o| o.status == TrialStatus::Passed)
+    {
+        let r = crate::mutate::mutation_test(task, program);
+        if r.mutants > 0 && r.killed == 0 && r.errored.is_empty() {
+            problems.push(format!(
+                "mutation: none of the {} mutants of the oracle's solution fails an item ({}) — the rubric does not check what the solution does",
+                r.mutants,
+                r.survivors.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("; ")
+            ));
+        } else {
+            for m in &r.survivors {
+                problems.push(format!("note: mutation survived (no item fails): {m}"));
+            }
+        }
+        for (m, e) in &r.errored {
+            problems.push(format!(
+                "mutation {m}: a check broke on the mutated world: {e}"
+            ));
         }
     }
     if let Some(first) = oracle_runs.first() {
