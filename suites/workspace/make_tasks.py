@@ -115,7 +115,7 @@ def write_task(tid, persona, seed, owner, difficulty, abilities, prompt, out, de
     for it in items:
         lines += ["", "[[rubric]]"]
         for k, v in it.items():
-            lines.append(f"{k} = {v if k in ('weight', 'file_contains', 'categories') else q(v)}")
+            lines.append(f"{k} = {v if k in ('weight', 'file_contains', 'categories', 'source') else q(v)}")
     open(os.path.join(d, "task.toml"), "w").write("\n".join(lines) + "\n")
     open(os.path.join(d, "checks.star"), "w").write(
         CHECKS.format(id=tid, out=out, sources=json.dumps(sources)))
@@ -124,17 +124,22 @@ def write_task(tid, persona, seed, owner, difficulty, abilities, prompt, out, de
             f.write(json.dumps({"tool": tool, "args": args}, ensure_ascii=False) + "\n")
 
 
-def contains_item(iid, kind, desc, out, all_, none=(), weight=2, cats=()):
+def src(source):
+    # `source = [...]`: where the item's expected value comes from (a manifest fact, a file).
+    return {"source": json.dumps(list(source), ensure_ascii=False)} if source else {}
+
+
+def contains_item(iid, kind, desc, out, all_, none=(), weight=2, cats=(), source=()):
     fc = "{ path = " + q(out) + ", all = " + json.dumps(list(all_), ensure_ascii=False)
     if none:
         fc += ", none = " + json.dumps(list(none), ensure_ascii=False)
     fc += " }"
-    return {"id": iid, "description": desc, "kind": kind, "weight": weight,
+    return {"id": iid, "description": desc, "kind": kind, **src(source), "weight": weight,
             "categories": json.dumps([kind] + list(cats)), "file_contains": fc}
 
 
-def check_item(iid, kind, desc, check, weight=1, cats=()):
-    return {"id": iid, "description": desc, "kind": kind, "weight": weight,
+def check_item(iid, kind, desc, check, weight=1, cats=(), source=()):
+    return {"id": iid, "description": desc, "kind": kind, **src(source), "weight": weight,
             "categories": json.dumps([kind] + list(cats)), "check": check}
 
 
@@ -166,10 +171,10 @@ def main():
             out, [(xlsx, out)], [sorted(set(total["files"]) | set(top["files"]))],
             [
                 check_item("found-source", "foundation", "Opened a file that states the quarter's figures (the regional workbook, its export, the report or the mail about it).", "found_sources"),
-                contains_item("total", "result", f"The summary gives the {quarter} total: {total['value']}.", out, [total["value"]], cats=["accuracy"]),
-                contains_item("top-region", "result", f"The summary names {region} as the top region with {top_value}.", out, [region, top_value], cats=["accuracy"]),
+                contains_item("total", "result", f"The summary gives the {quarter} total: {total['value']}.", out, [total["value"]], cats=["accuracy"], source=["workspace:" + total["id"], "file:" + xlsx]),
+                contains_item("top-region", "result", f"The summary names {region} as the top region with {top_value}.", out, [region, top_value], cats=["accuracy"], source=["workspace:" + top["id"], "file:" + xlsx]),
                 check_item("read-before-write", "process", "The figures were read before the summary was written.", "read_before_write"),
-                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected"),
+                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected", source=["prompt"]),
             ],
             [("files_search", {"query": quarter.replace(" ", "_")}), ("files_read", {"path": xlsx}),
              ("files_write", {"path": out, "content": f"# {quarter} {metric}\n\nTotal: {total['value']}\nTop region: {region} ({top_value})\n\nSource: {xlsx}\n"})],
@@ -191,10 +196,10 @@ def main():
             [sorted(set(total["files"]) | set(top["files"])), sorted(lead["files"])],
             [
                 check_item("found-sources", "foundation", "Opened a file with the quarter's regional figures and the team roster or org chart.", "found_sources", weight=2),
-                contains_item("region", "result", f"The note names the top region, {region}.", out, [region], cats=["accuracy"]),
-                contains_item("lead", "result", f"The note names the region lead, {lead_name}, with {lead_email}.", out, [lead_name, lead_email], cats=["accuracy"]),
+                contains_item("region", "result", f"The note names the top region, {region}.", out, [region], cats=["accuracy"], source=["workspace:" + top["id"], "file:" + xlsx]),
+                contains_item("lead", "result", f"The note names the region lead, {lead_name}, with {lead_email}.", out, [lead_name, lead_email], cats=["accuracy"], source=["workspace:" + lead["id"], "file:" + roster]),
                 check_item("read-before-write", "process", "Both the figures and the roster were read before the note was written.", "read_before_write"),
-                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected"),
+                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected", source=["prompt"]),
             ],
             [("files_read", {"path": xlsx}), ("files_read", {"path": roster}),
              ("files_write", {"path": out, "content": f"Top region in {quarter} ({metric}): {region} ({top_value}).\nRegion lead: {lead_name} <{lead_email}>\n"})],
@@ -219,12 +224,12 @@ def main():
             [
                 check_item("found-final", "foundation", "Opened the final version (or its PDF export or the approval mail).", "found_sources", weight=2, cats=["lineage"]),
             ] + [
-                contains_item(f"value-{i + 1}", "result", f"The {c['what']} is the final {c['after']}, not the earlier {c['before']}.", out, [c["after"]], [c["before"]], cats=["accuracy", "lineage"])
+                contains_item(f"value-{i + 1}", "result", f"The {c['what']} is the final {c['after']}, not the earlier {c['before']}.", out, [c["after"]], [c["before"]], cats=["accuracy", "lineage"], source=["workspace:" + chain["id"], "file:" + final])
                 for i, c in enumerate(chain["changes"])
             ] + [
                 contains_item("cites-final", "process", f"The note cites the final document ({os.path.basename(final)} or its export), not a draft or the stale archive copy.", out, ["_final"], ["_v1", "v2_reviewed"] + chain["stale_copies"], weight=1, cats=["lineage"]),
                 check_item("read-before-write", "process", "The final version was read before the note was written.", "read_before_write"),
-                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected"),
+                check_item("deliverable-collected", "result", f"{out} is among the trial's collected outputs.", "deliverable_collected", source=["prompt"]),
             ],
             [("files_list", {"path": os.path.dirname(final)}), ("files_read", {"path": final}),
              ("files_write", {"path": out, "content": f"# {chain['title']} — final terms\n\n" + "".join(f"- {c['what']}: {c['after']}\n" for c in chain["changes"]) + f"\nSource: {final}\n"})],
