@@ -68,13 +68,29 @@ fn nearest_target(path: &Path) -> Option<PathBuf> {
 /// task nor a suite (`bureau validate suites`): their paths, sorted; `None` otherwise (and
 /// when the folder holds none).
 pub fn folder_targets(spec: &str) -> Option<Vec<String>> {
-    let path = Path::new(spec);
+    // `folder@subset`: that subset of every suite in the folder (e.g. `suites@core`).
+    let (folder, subset) = match spec.rsplit_once('@') {
+        Some((p, s)) if !s.is_empty() && !s.contains('/') => (p, Some(s)),
+        _ => (spec, None),
+    };
+    let path = Path::new(folder);
     if !path.is_dir() || is_target(path) {
         return None;
     }
     let found: Vec<String> = targets_in(path)
         .iter()
-        .map(|p| p.display().to_string())
+        .filter(|p| match subset {
+            // Only suites have subsets; a suite without this one is left out.
+            Some(name) => std::fs::read_to_string(p.join("suite.toml"))
+                .ok()
+                .and_then(|t| toml::from_str::<SuiteMeta>(&t).ok())
+                .is_some_and(|m| m.subsets.contains_key(name)),
+            None => true,
+        })
+        .map(|p| match subset {
+            Some(name) => format!("{}@{name}", p.display()),
+            None => p.display().to_string(),
+        })
         .collect();
     (!found.is_empty()).then_some(found)
 }

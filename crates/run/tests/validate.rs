@@ -38,6 +38,30 @@ fn a_folder_of_suites_validates_every_suite_in_it() {
 }
 
 #[test]
+fn a_folder_with_a_subset_names_that_subset_of_each_suite_that_has_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("suites");
+    write_suite(&folder.join("one"), &["a", "b"]);
+    write_suite(&folder.join("two"), &["c"]);
+    // `two` has a `lite` naming `a`, which it lacks: a suite without the subset is left out
+    // only when it has no such subset at all, so give it none.
+    std::fs::write(
+        folder.join("two/suite.toml"),
+        "id = \"two\"\ntitle = \"Two\"\n",
+    )
+    .unwrap();
+    let spec = format!("{}@lite", folder.display());
+    let report = validate(std::slice::from_ref(&spec));
+    let tasks: Vec<&str> = report.rows.iter().map(|r| r.task.as_str()).collect();
+    assert_eq!(tasks, ["a"]);
+    let loaded = bureau_variants::load_tasks(&[spec], &bureau_variants::Plan::default()).unwrap();
+    assert_eq!(
+        loaded.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["a"]
+    );
+}
+
+#[test]
 fn a_task_without_solution_is_named_as_such_and_the_oracle_errors_on_it() {
     let tmp = tempfile::tempdir().unwrap();
     let task = tmp.path().join("memo");

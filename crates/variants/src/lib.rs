@@ -301,7 +301,12 @@ fn locate_params(dir: &Path) -> Location {
 pub fn load_tasks(specs: &[String], plan: &Plan) -> Result<Vec<Task>, TaskErrors> {
     let mut tasks = Vec::new();
     let mut errors = Vec::new();
-    for spec in specs {
+    // A folder of suites (`suites`, `suites@core`) stands for each suite in it.
+    let expanded: Vec<String> = specs
+        .iter()
+        .flat_map(|t| bureau_core::suite::folder_targets(t).unwrap_or_else(|| vec![t.clone()]))
+        .collect();
+    for spec in &expanded {
         match Target::resolve(spec) {
             Ok(t) => {
                 let seed = plan.seed.or(match &t {
