@@ -749,6 +749,7 @@ mod tests {
                 abilities: vec!["retrieval".into(), "writing".into()],
                 apps: vec!["files".into(), "mail".into()],
                 turns: 2,
+                variant: None,
             },
             _ => TaskMeta {
                 id: id.into(),
@@ -759,6 +760,7 @@ mod tests {
                 abilities: vec!["scheduling".into()],
                 apps: vec!["calendar".into(), "files".into(), "mail".into()],
                 turns: 1,
+                variant: None,
             },
         }
     }

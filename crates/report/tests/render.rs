@@ -16,6 +16,7 @@ fn meta(id: &str) -> TaskMeta {
             abilities: vec!["retrieval".into(), "writing".into()],
             apps: vec!["files".into(), "mail".into()],
             turns: 2,
+            variant: None,
         },
         _ => TaskMeta {
             id: id.into(),
@@ -26,6 +27,7 @@ fn meta(id: &str) -> TaskMeta {
             abilities: vec!["scheduling".into()],
             apps: vec!["calendar".into(), "files".into(), "mail".into()],
             turns: 1,
+            variant: None,
         },
     }
 }
