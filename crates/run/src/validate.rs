@@ -365,6 +365,10 @@ pub fn validate_task_with(
             .is_some_and(|o| o.status == TrialStatus::Passed)
     {
         let r = crate::mutate::mutation_test(task, program);
+        problems.push(format!(
+            "note: mutation: {} of {} mutants killed",
+            r.killed, r.mutants
+        ));
         if r.mutants > 0 && r.killed == 0 && r.errored.is_empty() {
             problems.push(format!(
                 "mutation: none of the {} mutants of the oracle's solution fails an item ({}) — the rubric does not check what the solution does",
