@@ -821,8 +821,9 @@ fn cmd_mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
     let Some(dir) = args.task else {
         bail!("give --task <TASK_DIR> to play a task, or --trial <URL> to bridge to a trial");
     };
-    // A parametrised task is played as its instance of variant seed 0.
-    let task = bureau_variants::load_dir(&dir, 1, 0)?
+    // A parametrised task is played as its first instance under its suite's public seed.
+    let seed = bureau_variants::suite_seed(&bureau_core::suite::Target::Task(dir.clone()));
+    let task = bureau_variants::load_dir(&dir, 1, seed.unwrap_or(0))?
         .into_iter()
         .next()
         .ok_or_else(|| anyhow::anyhow!("{} holds no task", dir.display()))?;

@@ -150,10 +150,9 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
                 continue;
             }
         };
-        let seed = options.variant_seed.or(match &target {
-            Target::Suite { meta, .. } => meta.variant_seed,
-            Target::Task(_) => None,
-        });
+        let seed = options
+            .variant_seed
+            .or_else(|| bureau_variants::suite_seed(&target));
         for dir in target.task_dirs() {
             if bureau_variants::is_parametrised(&dir) {
                 validate_variants(&dir, seed.unwrap_or(0), options, &mut ids, &mut rows);
@@ -249,7 +248,17 @@ fn validate_variants(
                     || p.as_str() == "history.json"
             })
             .collect();
-        serde_json::to_string(&(files, prompts)).unwrap_or_default()
+        // Events as the agent meets them (their own files are among `files`; the instance's
+        // directory is cut out of their paths, which differ by instance anyway).
+        let dir = i.task.dir.display().to_string();
+        let events: Vec<String> = i
+            .task
+            .turns
+            .iter()
+            .flat_map(|t| &t.events)
+            .map(|e| format!("{:?} {:?}", e.silent, e.kind).replace(&dir, ""))
+            .collect();
+        serde_json::to_string(&(files, prompts, events)).unwrap_or_default()
     };
     let mut first_seen: std::collections::BTreeMap<String, String> = Default::default();
     for inst in &instances {

@@ -309,10 +309,7 @@ pub fn load_tasks(specs: &[String], plan: &Plan) -> Result<Vec<Task>, TaskErrors
     for spec in &expanded {
         match Target::resolve(spec) {
             Ok(t) => {
-                let seed = plan.seed.or(match &t {
-                    Target::Suite { meta, .. } => meta.variant_seed,
-                    Target::Task(_) => None,
-                });
+                let seed = plan.seed.or_else(|| suite_seed(&t));
                 for dir in t.task_dirs() {
                     match load_dir(&dir, plan.count, seed.unwrap_or(0)) {
                         Ok(mut ts) => tasks.append(&mut ts),
@@ -337,6 +334,21 @@ pub fn load_tasks(specs: &[String], plan: &Plan) -> Result<Vec<Task>, TaskErrors
         Ok(tasks)
     } else {
         Err(TaskErrors(errors))
+    }
+}
+
+/// The public variant seed that applies to a target: its suite's `variant_seed`, or for a
+/// single task directory, that of the suite it sits in (its parent's `suite.toml`).
+pub fn suite_seed(target: &Target) -> Option<u64> {
+    match target {
+        Target::Suite { meta, .. } => meta.variant_seed,
+        Target::Task(dir) => {
+            let parent = std::fs::canonicalize(dir).ok()?.parent()?.to_path_buf();
+            let text = std::fs::read_to_string(parent.join("suite.toml")).ok()?;
+            toml::from_str::<bureau_core::suite::SuiteMeta>(&text)
+                .ok()?
+                .variant_seed
+        }
     }
 }
 
