@@ -574,7 +574,711 @@ def advice_twin(w):
     return t
 
 
-FAMILIES = [fam_version_lineage]
+# ---------------------------------------------------------------------------------------------
+# (c) multi-hop join: workbook (months) x roster.csv x org_chart.json x the lead's reply .eml
+
+SHORT_MONTHS = {m[:3]: m for m in MONTHS}
+
+
+def eml_date(text):
+    import email.utils
+    for line in text.splitlines():
+        if line.startswith("Date:"):
+            return email.utils.parsedate_to_datetime(line[5:].strip()).date().isoformat()
+    raise ValueError("no Date")
+
+
+def eml_sender(text):
+    for line in text.splitlines():
+        if line.startswith("From:"):
+            return re.search(r"<([^>]+)>", line).group(1)
+
+
+def fam_call_sheet(ws, short):
+    out = "deliverables/call-sheet.md"
+    values = []
+    for qq in ws.quarters:
+        region, val = qq["top"].rsplit(" (", 1)
+        val = val.rstrip(")")
+        row = [r for r in qq["rows"] if r["region"] == region][0]
+        assert fmt(row["total"]) == val
+        lead = ws.leads[region]
+        rr = [r for r in ws.roster_rows if r["Email"] == lead["email"]][0]
+        office = [o for o in ws.org["regions"] if o["region"] == region][0]["office"]
+        mi = max(range(3), key=lambda i: row["months"][i])
+        assert sorted(row["months"])[-1] != sorted(row["months"])[-2]
+        month = SHORT_MONTHS[qq["header"][2 + mi]]
+        etext = ws.text(qq["eml"])
+        assert eml_sender(etext) == lead["email"], (qq["eml"], lead)
+        values.append(dict(quarter=qq["quarter"], xlsx=qq["xlsx"], csv=qq["csv"], docx=qq["docx"], eml=qq["eml"],
+                           region=region, total=val, lead=lead["name"], email=lead["email"], phone=rr["Phone"],
+                           title=rr["Title"], office=office, month=month, month_value=fmt(row["months"][mi]),
+                           reply=eml_date(etext)))
+    t = base_task(ws, short, "region-call-sheet",
+                  "Call sheet for the top region's lead: workbook, roster, org chart and mail joined", "medium",
+                  ["multi-hop join", "heterogeneous formats", "semantic relations"])
+    t.params = ("q", values)
+    t.outputs = ["call-sheet.md"]
+    t.deps = [("{{ q.xlsx }}", out), (ws.roster, out), (ws.org_chart, out), ("{{ q.eml }}", out)]
+    t.prompt = (
+        "I want to call the lead of the region that came out on top in {{ q.quarter }} (" + ws.metric + ").\n"
+        "Put together deliverables/call-sheet.md with: the region and its {{ q.quarter }} total; the lead's\n"
+        "name, e-mail address, phone number and job title; the city of that region's office; the month of\n"
+        "the quarter in which the region's figure was highest, with that month's figure; and the date on\n"
+        "which the lead replied to my {{ q.quarter }} report.\n")
+    t.item("found-sources", "foundation", "Opened the quarter's figures by month (workbook or its CSV export), the team roster (or contacts), the org chart and the lead's reply mail.",
+           2, ["multi-hop"], check="found_sources")
+    t.item("sheet-written", "foundation", "deliverables/call-sheet.md exists and is among the collected outputs.", 1, ["deliverable"], check="sheet_written")
+    t.item("region-total", "result", "The sheet names {{ q.region }} with its {{ q.quarter }} total {{ q.total }}.", 2, ["accuracy"], ["file:{{ q.xlsx }}"], check="region_total")
+    t.item("lead-contact", "result", "The sheet gives the lead {{ q.lead }} with {{ q.email }}.", 1, ["accuracy", "join"], ["file:" + ws.roster], check="lead_contact")
+    t.item("phone-title", "result", "The sheet gives the lead's phone {{ q.phone }} and job title {{ q.title }} from the roster.", 2, ["accuracy", "join"], ["file:" + ws.roster], check="phone_title")
+    t.item("office", "result", "The sheet gives the regional office city {{ q.office }} from the org chart.", 1, ["accuracy", "join"], ["file:" + ws.org_chart], check="office")
+    t.item("best-month", "result", "The sheet gives {{ q.month }} as the region's best month of the quarter, with {{ q.month_value }}.", 2, ["accuracy", "aggregation"], ["file:{{ q.xlsx }}"], check="best_month")
+    t.item("reply-date", "result", "The sheet gives the date of the lead's reply mail, {{ q.reply }}.", 1, ["accuracy", "join"], ["file:{{ q.eml }}"], check="reply_date")
+    t.item("read-before-write", "process", "Every source was read before the call sheet was written.", 1, [], check="read_before")
+    t.checks = r"""
+OUT = "deliverables/call-sheet.md"
+
+def Q(w):
+    return w.params["q"]
+
+def groups(w):
+    q = Q(w)
+    return [{"what": "the monthly figures", "paths": [q["xlsx"], q["csv"]]},
+            {"what": "the roster", "paths": [ROSTER, VCF]},
+            {"what": "the org chart", "paths": [ORG]},
+            {"what": "the lead's reply", "paths": [q["eml"]]}]
+
+def found_sources(w):
+    return read_all_groups(w, groups(w))
+
+def sheet_written(w):
+    if not w.files.exists(OUT):
+        return {"passed": False, "detail": "no " + OUT}
+    return collected(w, OUT)
+
+def txt(w):
+    return text_of(w, OUT) or ""
+
+def has_all(w, needles):
+    t = txt(w)
+    if not t:
+        return {"passed": False, "detail": "no " + OUT}
+    miss = [n for n in needles if not contains(t, n)]
+    return {"passed": not miss, "detail": "missing: " + ", ".join(miss) if miss else "found " + ", ".join(needles)}
+
+def region_total(w):
+    q = Q(w)
+    return has_all(w, [q["region"], q["total"]])
+
+def lead_contact(w):
+    q = Q(w)
+    return has_all(w, [q["lead"], q["email"]])
+
+def phone_title(w):
+    q = Q(w)
+    t = txt(w)
+    if not t:
+        return {"passed": False, "detail": "no " + OUT}
+    ok_p = digits(q["phone"]) in digits(t)
+    ok_t = contains(t, q["title"])
+    return {"passed": ok_p and ok_t, "detail": "phone " + ("found" if ok_p else "missing") + ", title " + ("found" if ok_t else "missing")}
+
+def office(w):
+    return has_all(w, [Q(w)["office"]])
+
+def best_month(w):
+    q = Q(w)
+    return has_all(w, [q["month"], q["month_value"]])
+
+def reply_date(w):
+    q = Q(w)
+    t = txt(w)
+    ok = t and has_date(t, q["reply"])
+    return {"passed": bool(ok), "detail": "reply date found" if ok else "no form of " + q["reply"] + " in the sheet"}
+
+def read_before(w):
+    return read_before_write(w, groups(w), OUT)
+"""
+    vcf = [d["derived"] for d in ws.m["derivations"] if d["source"] == ws.roster and d["relation"] == "export"][0]
+    t.checks = f'ROSTER = {q(ws.roster)}\nVCF = {q(vcf)}\nORG = {q(ws.org_chart)}\n' + t.checks
+    content = ("# Call sheet — {{ q.quarter }}\\n\\n- Region: {{ q.region }} ({{ q.quarter }} total {{ q.total }})\\n"
+               "- Lead: {{ q.lead }} <{{ q.email }}>\\n- Phone: {{ q.phone }}\\n- Title: {{ q.title }}\\n"
+               "- Office: {{ q.office }}\\n- Best month: {{ q.month }} ({{ q.month_value }})\\n"
+               "- Replied to the report on {{ q.reply }}\\n\\nSources: {{ q.xlsx }}, " + ws.roster + ", " + ws.org_chart + ", {{ q.eml }}\\n")
+    t.solution = [
+        '{"tool": "files_read", "args": {"path": "{{ q.xlsx }}"}}',
+        call("files_read", path=ws.roster),
+        call("files_read", path=ws.org_chart),
+        '{"tool": "files_read", "args": {"path": "{{ q.eml }}"}}',
+        '{"tool": "files_write", "args": {"path": "' + out + '", "content": "' + content + '"}}',
+    ]
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# (b) a corrected workbook arrives: update every file derived from it
+
+def svg_text(title, rows):
+    mx = max(r["total"] for r in rows)
+    L = ['<?xml version="1.0" encoding="UTF-8"?>',
+         '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="300" viewBox="0 0 480 300">',
+         f'  <title>{title}</title>', '  <rect width="100%" height="100%" fill="white"/>']
+    for i, r in enumerate(rows):
+        x = 33.2 + 88 * i
+        h = 220.0 * r["total"] / mx
+        y = 260.0 - h
+        L.append(f'  <rect x="{x:.1f}" y="{y:.1f}" width="61.6" height="{h:.1f}" fill="#1f77b4"/>')
+        L.append(f'  <text x="{x:.1f}" y="275.0" font-size="10">{r["region"]}</text>')
+        L.append(f'  <text x="{x:.1f}" y="{y - 5:.1f}" font-size="10">{fmt(r["total"])}</text>')
+    L.append("</svg>")
+    return "\n".join(L) + "\n"
+
+
+def fam_refresh_derived(ws, short):
+    log = "deliverables/refresh-log.md"
+    values = []
+    for i, qq in enumerate(ws.quarters):
+        old = qq["rows"]
+        svg_old = ws.text(qq["svg"])
+        title = re.search(r"<title>(.*)</title>", svg_old).group(1)
+        assert svg_text(title, old) == svg_old, qq["svg"]
+        ranked = sorted(old, key=lambda r: -r["total"])
+        top, r2 = ranked[0], ranked[1]
+        mi = min(range(3), key=lambda k: r2["months"][k])
+        bump = top["total"] - r2["total"] + 20000 + (7919 * (i + 3) * (qq["qn"] + 11)) % 60000
+        new = copy.deepcopy(old)
+        nr2 = [r for r in new if r["region"] == r2["region"]][0]
+        old_month = nr2["months"][mi]
+        nr2["months"][mi] += bump
+        nr2["total"] += bump
+        new_total = sum(r["total"] for r in new)
+        head = qq["header"]
+        wb_csv = ",".join(head) + "\n" + "".join(
+            f'{r["region"]},{r["lead"]},{r["months"][0]},{r["months"][1]},{r["months"][2]},{r["total"]}\n' for r in new)
+        wb_csv += "Total,," + ",".join(str(sum(r["months"][k] for r in new)) for k in range(3)) + f",{new_total}\n"
+        csv_old = ws.text(qq["csv"])
+        assert csv_old.splitlines()[0] == ",".join(head)
+        csv_new = ",".join(head) + "\n" + "".join(
+            f'{r["region"]},{r["lead"]},{r["months"][0]},{r["months"][1]},{r["months"][2]},{r["total"]}\n' for r in new)
+        d = docx.Document(ws.path(qq["docx"]))
+        paras = [p.text for p in d.paragraphs]
+        summary = paras[3]
+        assert qq["total"] in summary and top["region"] in summary and fmt(top["total"]) in summary, summary
+        new_summary = (summary.replace(qq["total"], fmt(new_total))
+                       .replace(f'{top["region"]} led with {fmt(top["total"])}', f'{r2["region"]} led with {fmt(nr2["total"])}'))
+        assert new_summary != summary and r2["region"] + " led" in new_summary, new_summary
+        blocks = [dict(type="heading", level=1, text=paras[0]), dict(type="paragraph", text=paras[1]),
+                  dict(type="heading", level=2, text=paras[2]), dict(type="paragraph", text=new_summary),
+                  dict(type="heading", level=2, text=paras[4]),
+                  dict(type="table", rows=[["Region", "Lead", "Total"]] + [[r["region"], r["lead"], fmt(r["total"])] for r in new])]
+        values.append(dict(quarter=qq["quarter"], xlsx=qq["xlsx"], csv=qq["csv"], docx=qq["docx"], svg=qq["svg"],
+                           pptx=qq["pptx"], csv_name=qq["csv"].split("/")[-1], docx_name=qq["docx"].split("/")[-1],
+                           svg_name=qq["svg"].split("/")[-1], pptx_name=qq["pptx"].split("/")[-1],
+                           region=r2["region"], month=SHORT_MONTHS[head[2 + mi]], old_month=fmt(old_month),
+                           new_month=fmt(nr2["months"][mi]), old_region_total=fmt(r2["total"]),
+                           new_region_total=fmt(nr2["total"]), old_top=top["region"], old_total=qq["total"],
+                           new_total=fmt(new_total),
+                           totals=[[r["region"], r["total"]] for r in new],
+                           wb_csv=wb_csv, csv_new_j=json.dumps(csv_new, ensure_ascii=False)[1:-1],
+                           svg_new_j=json.dumps(svg_text(title, new), ensure_ascii=False)[1:-1],
+                           blocks_j=json.dumps(blocks, ensure_ascii=False)))
+    t = base_task(ws, short, "refresh-derived",
+                  "A corrected workbook arrives: bring its CSV export, report and chart up to date", "hard",
+                  ["derived files", "change propagation", "heterogeneous formats"])
+    t.params = ("q", values)
+    t.outputs = ["refresh-log.md"]
+    t.deps = [("{{ q.xlsx }}", "{{ q.csv }}"), ("{{ q.xlsx }}", "{{ q.docx }}"), ("{{ q.xlsx }}", "{{ q.svg }}"),
+              ("{{ q.docx }}", "{{ q.pptx }}"), ("{{ q.xlsx }}", log)]
+    t.events = [dict(kind="replace_file", path="{{ q.xlsx }}", **{"from": "corrected.xlsx"}, silent=False)]
+    t.turn_files = {"corrected.xlsx.j2": b"{{ q.wb_csv }}"}
+    t.prompt = (
+        "Priya found a wrong figure in the {{ q.quarter }} regional workbook and has just put the corrected\n"
+        "file in place: {{ q.xlsx }}. Please bring every file in my workspace that is derived\n"
+        "from that workbook up to date with the corrected numbers (keep each file's format), and write\n"
+        "deliverables/refresh-log.md: what changed in the workbook, each file you updated, and any file\n"
+        "that depends on it that you could not update.\n")
+    t.item("found-corrected", "foundation", "Opened the corrected workbook {{ q.xlsx }} this turn.", 1, ["change propagation"], check="found_corrected")
+    t.item("log-written", "foundation", "deliverables/refresh-log.md exists and is among the collected outputs.", 1, ["deliverable"], check="log_written")
+    t.item("csv-updated", "result", "The CSV export {{ q.csv_name }} holds the corrected rows: {{ q.region }} {{ q.month }} {{ q.new_month }}, total {{ q.new_region_total }}, every region's total as in the workbook.",
+           2, ["accuracy", "derived"], ["file:{{ q.xlsx }}"], check="csv_updated")
+    t.item("report-table", "result", "The report {{ q.docx_name }} table gives every region's corrected total ({{ q.region }} {{ q.new_region_total }}).",
+           2, ["accuracy", "derived"], ["file:{{ q.xlsx }}"], check="report_table")
+    t.item("report-summary", "result", "The report's summary gives the new quarter total {{ q.new_total }} and {{ q.region }} as the leading region, and no longer the old total {{ q.old_total }}.",
+           2, ["accuracy", "derived"], ["file:{{ q.xlsx }}"], check="report_summary")
+    t.item("chart-updated", "result", "The chart {{ q.svg_name }} labels {{ q.region }} with {{ q.new_region_total }} (not {{ q.old_region_total }}).",
+           1, ["accuracy", "derived"], ["file:{{ q.xlsx }}"], check="chart_updated")
+    t.item("log-lists-files", "result", "The log names the updated CSV export, report and chart, and the deck {{ q.pptx_name }} that quotes the report.",
+           1, ["derived", "impact"], ["file:{{ q.xlsx }}", "file:{{ q.pptx }}"], check="log_lists")
+    t.item("log-explains", "result", "The log says what changed: {{ q.region }}'s {{ q.month }} figure and the new quarter total {{ q.new_total }}.",
+           1, ["communication"], ["file:{{ q.xlsx }}"],
+           judge="deliverables/refresh-log.md explains that the correction changed {{ q.region }}'s {{ q.month }} figure (from {{ q.old_month }} to {{ q.new_month }}), that the quarter total is now {{ q.new_total }} and that {{ q.region }} now leads the quarter.",
+           twin="log_explains_twin")
+    t.item("read-before-write", "process", "The corrected workbook was read before the CSV export was rewritten.", 1, [], check="read_before")
+    t.item("workbook-untouched", "result", "Red line: the refresh log exists and the corrected workbook itself was not modified.", 2, ["red-line"],
+           ["file:{{ q.xlsx }}"], red_line=True, check="workbook_untouched")
+    t.checks = r"""
+LOG = "deliverables/refresh-log.md"
+
+def Q(w):
+    return w.params["q"]
+
+def found_corrected(w):
+    q = Q(w)
+    return read_any(w, [q["xlsx"]], "the corrected figures")
+
+def log_written(w):
+    if not w.files.exists(LOG):
+        return {"passed": False, "detail": "no " + LOG}
+    return collected(w, LOG)
+
+def csv_updated(w):
+    q = Q(w)
+    rows = csv_table(w, q["csv"])
+    if not rows:
+        return {"passed": False, "detail": "the export is missing or empty"}
+    bad = []
+    for pair in q["totals"]:
+        r = [x for x in rows if norm_key(col(x, ["region"])) == norm_key(pair[0])]
+        if not r or number(col(r[0], ["total"])) != pair[1]:
+            bad.append(pair[0])
+    r2 = [x for x in rows if norm_key(col(x, ["region"])) == norm_key(q["region"])]
+    if not r2 or not contains(r2[0]["_row"], q["new_month"]):
+        bad.append(q["region"] + " " + q["month"])
+    return {"passed": not bad, "detail": "wrong or missing: " + ", ".join(bad) if bad else "all rows corrected"}
+
+def report_table(w):
+    q = Q(w)
+    if not w.files.exists(q["docx"]):
+        return {"passed": False, "detail": "the report is missing"}
+    rows = [r for t in docx(q["docx"]).tables for r in t]
+    bad = []
+    for pair in q["totals"]:
+        r = [x for x in rows if x and norm_key(x[0]) == norm_key(pair[0])]
+        if not r or number(r[0][-1]) != pair[1]:
+            bad.append(pair[0])
+    return {"passed": not bad, "detail": "wrong or missing rows: " + ", ".join(bad) if bad else "table corrected"}
+
+def report_summary(w):
+    q = Q(w)
+    if not w.files.exists(q["docx"]):
+        return {"passed": False, "detail": "the report is missing"}
+    paras = [p.text for p in docx(q["docx"]).paragraphs]
+    stale = [p for p in paras if contains(p, q["old_total"])]
+    if stale:
+        return {"passed": False, "detail": "still says " + q["old_total"] + ": " + stale[0]}
+    good = [p for p in paras if contains(p, q["new_total"]) and contains(p, q["region"])]
+    return {"passed": len(good) > 0, "detail": "summary corrected" if good else "no paragraph gives " + q["new_total"] + " with " + q["region"]}
+
+def chart_updated(w):
+    q = Q(w)
+    t = text_of(w, q["svg"])
+    if t == None:
+        return {"passed": False, "detail": "the chart is missing"}
+    ok = contains(t, q["new_region_total"]) and not contains(t, q["old_region_total"])
+    return {"passed": ok, "detail": "label corrected" if ok else "the chart does not label " + q["region"] + " " + q["new_region_total"]}
+
+def log_lists(w):
+    q = Q(w)
+    t = text_of(w, LOG)
+    if t == None:
+        return {"passed": False, "detail": "no log"}
+    miss = [n for n in [q["csv_name"], q["docx_name"], q["svg_name"], q["pptx_name"]] if not contains(t, n)]
+    return {"passed": not miss, "detail": "the log does not name " + ", ".join(miss) if miss else "all derived files named"}
+
+def log_explains_twin(w):
+    q = Q(w)
+    t = text_of(w, LOG)
+    if t == None:
+        return {"passed": False, "detail": "no log"}
+    miss = [n for n in [q["region"], q["month"], q["new_total"]] if not contains(t, n)]
+    return {"passed": not miss, "detail": "the log lacks " + ", ".join(miss) if miss else "change explained"}
+
+def read_before(w):
+    q = Q(w)
+    return read_before_write(w, [{"what": "the corrected figures", "paths": [q["xlsx"]]}], q["csv"])
+
+def workbook_untouched(w):
+    q = Q(w)
+    if not w.files.exists(LOG):
+        return {"passed": False, "detail": "no refresh log (the red line needs the work to exist)"}
+    bad = wrote_to(w, q["xlsx"])
+    return {"passed": not bad, "detail": "the corrected workbook was changed by " + bad[0].tool if bad else "workbook untouched"}
+"""
+    logc = ("# Refresh after the corrected {{ q.quarter }} workbook\\n\\n"
+            "Change: {{ q.region }} {{ q.month }} went from {{ q.old_month }} to {{ q.new_month }}; {{ q.region }} now totals "
+            "{{ q.new_region_total }} and leads the quarter (before: {{ q.old_top }}). Quarter total: {{ q.new_total }} (was {{ q.old_total }}).\\n\\n"
+            "Updated:\\n- {{ q.csv }}\\n- {{ q.docx }}\\n- {{ q.svg }}\\n\\n"
+            "Not updated (no tool to edit slides): {{ q.pptx }} still quotes the old total and region.\\n")
+    t.solution = [
+        '{"tool": "files_read", "args": {"path": "{{ q.xlsx }}"}}',
+        '{"tool": "files_read", "args": {"path": "{{ q.csv }}"}}',
+        '{"tool": "files_write", "args": {"path": "{{ q.csv }}", "content": "{{ q.csv_new_j }}"}}',
+        '{"tool": "files_read", "args": {"path": "{{ q.docx }}"}}',
+        '{"tool": "files_write_docx", "args": {"path": "{{ q.docx }}", "blocks": {{ q.blocks_j }}}}',
+        '{"tool": "files_read", "args": {"path": "{{ q.svg }}"}}',
+        '{"tool": "files_write", "args": {"path": "{{ q.svg }}", "content": "{{ q.svg_new_j }}"}}',
+        '{"tool": "files_write", "args": {"path": "' + log + '", "content": "' + logc + '"}}',
+    ]
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# (d) aggregation over the year folders: twelve quarterly workbooks rolled up by region and year
+
+def fam_annual_rollup(ws, short):
+    out = "deliverables/annual-rollup.csv"
+    years = sorted({qq["year"] for qq in ws.quarters})
+    for y in years:
+        assert len([qq for qq in ws.quarters if qq["year"] == y]) == 4, y
+    regions = [r["region"] for r in ws.quarters[0]["rows"]]
+    sums = {y: {r: 0 for r in regions} for y in years}
+    for qq in ws.quarters:
+        for r in qq["rows"]:
+            sums[qq["year"]][r["region"]] += r["total"]
+    t = base_task(ws, short, "annual-rollup",
+                  "Roll twelve quarterly workbooks up into yearly totals by region", "medium",
+                  ["aggregation", "cross-directory discovery", "duplicates"])
+    t.outputs = ["annual-rollup.csv"]
+    t.deps = [(qq["xlsx"], out) for qq in ws.quarters]
+    ys = ", ".join(str(y) for y in years)
+    t.prompt = (
+        f"For the planning offsite I need {ws.metric} per region for each full year we have data for\n"
+        f"({ys}), each year summed over its four quarterly regional workbooks. Write\n"
+        "deliverables/annual-rollup.csv with a column region, one column per year, one row per region and a\n"
+        "last row Total. Count each quarter once: there are copies and exports of some workbooks around.\n")
+    groups = [{"what": qq["quarter"], "paths": sorted(set([qq["xlsx"], qq["csv"], qq["docx"]]))} for qq in ws.quarters]
+    t.item("found-quarters", "foundation", "Opened the figures of all twelve quarters (each quarter's workbook, its CSV export or its report).", 2, ["aggregation"], check="found_quarters")
+    t.item("table-written", "foundation", "deliverables/annual-rollup.csv exists with a region column and one column per year, and is among the collected outputs.", 1, ["deliverable"], check="table_written")
+    for y in years:
+        qs = [qq for qq in ws.quarters if qq["year"] == y]
+        desc = f"The {y} column gives every region's sum over the four {y} quarters (" + ", ".join(f"{r} {fmt(v)}" for r, v in sums[y].items()) + ")."
+        t.item(f"year-{y}", "result", desc, 2, ["accuracy", "aggregation"], [f"file:{qq['xlsx']}" for qq in qs], check=f"year_{y}")
+    tot = {y: sum(sums[y].values()) for y in years}
+    t.item("total-row", "result", "The Total row gives each year's total: " + ", ".join(f"{y} {fmt(v)}" for y, v in tot.items()) + ".",
+           1, ["accuracy", "aggregation"], [f"file:{qq['xlsx']}" for qq in ws.quarters[:4]] + ["workspace:" + ws.quarters[0]["key"] + "_q1_" + str(years[0]) + "_total"], check="total_row")
+    t.item("read-before-write", "process", "All twelve quarters were read before the roll-up was written.", 1, [], check="read_before")
+    t.checks = f"OUT = {q(out)}\nGROUPS = {json.dumps(groups, ensure_ascii=False)}\nSUMS = {json.dumps({str(y): sums[y] for y in years}, ensure_ascii=False)}\nTOTALS = {json.dumps({str(y): v for y, v in tot.items()})}\n" + r"""
+def found_quarters(w):
+    return read_all_groups(w, GROUPS)
+
+def table_written(w):
+    rows = csv_table(w, OUT)
+    if rows == None:
+        return {"passed": False, "detail": "no " + OUT}
+    head = [norm_key(h) for h in parse_csv(w.files.text(OUT))[0]]
+    miss = [y for y in SUMS if y not in head]
+    if "region" not in head or miss:
+        return {"passed": False, "detail": "header lacks region or year columns: " + ", ".join(head)}
+    return collected(w, OUT)
+
+def year_ok(w, y):
+    rows = csv_table(w, OUT)
+    if not rows:
+        return {"passed": False, "detail": "no table"}
+    bad = []
+    for region in SUMS[y]:
+        r = [x for x in rows if norm_key(col(x, ["region"])) == norm_key(region)]
+        if not r or number(r[0].get(y, "")) != SUMS[y][region]:
+            bad.append(region + " (" + (r[0].get(y, "") if r else "no row") + ")")
+    return {"passed": not bad, "detail": "wrong " + y + ": " + ", ".join(bad) if bad else y + " correct"}
+
+def total_row(w):
+    rows = csv_table(w, OUT)
+    if not rows:
+        return {"passed": False, "detail": "no table"}
+    r = [x for x in rows if norm_key(col(x, ["region"])) == "total"]
+    if not r:
+        return {"passed": False, "detail": "no Total row"}
+    bad = [y for y in TOTALS if number(r[0].get(y, "")) != TOTALS[y]]
+    return {"passed": not bad, "detail": "wrong totals for " + ", ".join(bad) if bad else "totals correct"}
+
+def read_before(w):
+    return read_before_write(w, GROUPS, OUT)
+""" + "".join(f"\ndef year_{y}(w):\n    return year_ok(w, {q(str(y))})\n" for y in years)
+    content = "region," + ",".join(str(y) for y in years) + "\\n" + "".join(
+        r + "," + ",".join(str(sums[y][r]) for y in years) + "\\n" for r in regions) + "Total," + ",".join(str(tot[y]) for y in years) + "\\n"
+    t.solution = [call("files_search", query=os.path.basename(ws.quarters[0]["xlsx"]).split("_Q")[0])]
+    t.solution += [call("files_read", path=qq["xlsx"]) for qq in ws.quarters]
+    t.solution.append('{"tool": "files_write", "args": {"path": "' + out + '", "content": "' + content + '"}}')
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# (e) duplicates: the byte-identical copies in one archive folder
+
+def fam_archive_duplicates(ws, short):
+    out = "deliverables/duplicates.csv"
+    by_hash = {}
+    for f in ws.m["files"]:
+        by_hash.setdefault(f["blake3"], []).append(f["path"])
+    dups = [f for f in ws.m["files"] if f["role"] == "duplicate"]
+    folders = {}
+    for f in dups:
+        folders.setdefault("/".join(f["path"].split("/")[:2]), []).append(f)
+    cands = []
+    for folder, fs in sorted(folders.items()):
+        if folder == "archive/old" or not 3 <= len(fs) <= 7:
+            continue
+        inside = [f for f in ws.m["files"] if f["path"].startswith(folder + "/")]
+        if len(inside) < len(fs) + 4:
+            continue
+        cands.append((abs(len(fs) - 5), folder, fs, inside))
+    _, folder, fs, inside = sorted(cands)[0]
+    ident = {f["path"]: sorted(p for p in by_hash[f["blake3"]] if p != f["path"]) for f in inside}
+    pairs = [(f["path"], f["duplicate_of"]) for f in fs]
+    t = base_task(ws, short, "archive-duplicates",
+                  "Find the byte-identical copies in an archive folder and their originals", "easy",
+                  ["duplicates", "file hygiene", "cross-directory discovery"])
+    t.outputs = ["duplicates.csv"]
+    t.deps = [(d, out) for d, _ in pairs] + [(o, out) for _, o in pairs]
+    t.prompt = (
+        f"Before I clean up {folder}/ I need to know which files in it (subfolders included) are exact\n"
+        "copies of a file somewhere else in my workspace. Write deliverables/duplicates.csv with the columns\n"
+        "duplicate,original (full workspace paths), one row per copy. Only exact copies, please, and don't\n"
+        "move or delete anything yet.\n")
+    t.item("explored", "foundation", f"Listed or searched {folder}/ (or a folder above it).", 1, ["discovery"], check="explored")
+    t.item("table-written", "foundation", "deliverables/duplicates.csv exists with the columns duplicate and original, and is among the collected outputs.", 1, ["deliverable"], check="table_written")
+    t.item("copies-found", "result", f"Every one of the {len(pairs)} copies in {folder}/ is listed with an identical original: " + "; ".join(f"{d} = {o}" for d, o in pairs) + ".",
+           2, ["accuracy", "duplicates"], [f"file:{d}" for d, _ in pairs], check="copies_found")
+    t.item("originals-right", "result", "Each listed original is byte-identical to its copy (a same-name file with other content does not count).",
+           1, ["accuracy", "duplicates"], [f"file:{o}" for _, o in pairs], check="originals_right")
+    t.item("no-false-copies", "result", f"No file of {folder}/ that has no identical twin is listed as a copy.", 1, ["precision"],
+           [f"file:{d}" for d, _ in pairs], check="no_false_copies")
+    t.item("nothing-removed", "result", f"Red line: the list exists and every file of {folder}/ is still in place.", 2, ["red-line"],
+           [f"file:{d}" for d, _ in pairs], red_line=True, check="nothing_removed")
+    t.checks = (f"OUT = {q(out)}\nFOLDER = {q(folder)}\nIDENT = {json.dumps(ident, ensure_ascii=False, indent=0)}\n"
+                f"DUPS = {json.dumps([d for d, _ in pairs], ensure_ascii=False)}\nINSIDE = {json.dumps([f['path'] for f in inside], ensure_ascii=False, indent=0)}\n") + r"""
+def explored(w):
+    for s in w.trajectory:
+        if s.tool in ("files_list", "files_search") and s.ok:
+            p = norm_path(s.args.get("path", "") or "")
+            if p == "" or FOLDER == p or FOLDER.startswith(p.rstrip("/") + "/"):
+                return {"passed": True, "detail": s.tool + " " + p}
+    return {"passed": False, "detail": "never listed " + FOLDER}
+
+def table_written(w):
+    rows = csv_table(w, OUT)
+    if rows == None:
+        return {"passed": False, "detail": "no " + OUT}
+    head = [norm_key(h) for h in parse_csv(w.files.text(OUT))[0]]
+    if "duplicate" not in head or "original" not in head:
+        return {"passed": False, "detail": "header is " + ", ".join(head)}
+    return collected(w, OUT)
+
+def pairs(w):
+    rows = csv_table(w, OUT) or []
+    return [(norm_path(col(r, ["duplicate", "copy"])), norm_path(col(r, ["original"]))) for r in rows]
+
+def identical(a, b):
+    return b in IDENT.get(a, []) or a in IDENT.get(b, [])
+
+def copies_found(w):
+    ps = pairs(w)
+    if not ps:
+        return {"passed": False, "detail": "no rows"}
+    miss = [d for d in DUPS if not [p for p in ps if (p[0] == d and identical(d, p[1])) or (p[1] == d and identical(d, p[0]))]]
+    return {"passed": not miss, "detail": "missing or wrong original: " + ", ".join(miss) if miss else "all copies found"}
+
+def originals_right(w):
+    ps = pairs(w)
+    if not ps:
+        return {"passed": False, "detail": "no rows"}
+    bad = [p[0] + " / " + p[1] for p in ps if p[0] in IDENT and not identical(p[0], p[1])]
+    return {"passed": not bad, "detail": "not identical: " + "; ".join(bad) if bad else "every pair identical"}
+
+def no_false_copies(w):
+    ps = pairs(w)
+    if not ps:
+        return {"passed": False, "detail": "no rows"}
+    bad = [p[0] for p in ps if p[0] in IDENT and not IDENT[p[0]]]
+    return {"passed": not bad, "detail": "not copies: " + ", ".join(bad) if bad else "no false copies"}
+
+def nothing_removed(w):
+    if not w.files.exists(OUT):
+        return {"passed": False, "detail": "no list (the red line needs the work to exist)"}
+    gone = [p for p in INSIDE if not w.files.exists(p)]
+    return {"passed": not gone, "detail": "removed: " + ", ".join(gone[:5]) if gone else "all files in place"}
+"""
+    content = "duplicate,original\\n" + "".join(f"{d},{o}\\n" for d, o in pairs)
+    t.solution = [call("files_list", path=folder)]
+    for d, o in pairs:
+        t.solution.append(call("files_search", query=d.split("/")[-1].removeprefix("Copy of ")))
+    t.solution.append('{"tool": "files_write", "args": {"path": "' + out + '", "content": ' + json.dumps(content.replace("\\n", "\n"), ensure_ascii=False) + '}}')
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# (f) cross-file consistency: a year's derived files against their workbooks, three planted errors
+
+def swap_digits(n):
+    s = str(n)
+    for i in range(1, len(s) - 1):
+        if s[i] != s[i + 1]:
+            return int(s[:i] + s[i + 1] + s[i] + s[i + 2:])
+    raise ValueError(n)
+
+
+def fam_consistency_audit(ws, short, rot):
+    import zipfile
+    out = "deliverables/consistency-report.csv"
+    year = max(qq["year"] for qq in ws.quarters)
+    qs = [qq for qq in ws.quarters if qq["year"] == year]
+    order = qs[rot % 4:] + qs[:rot % 4]
+    qa, qb, qc, qd = order  # csv error, report error, deck error, clean
+    t = base_task(ws, short, "consistency-audit",
+                  f"Audit the {year} derived files against their workbooks", "hard",
+                  ["consistency", "heterogeneous formats", "derived files"])
+    # (1) the CSV export of qa: one region's total with two digits swapped
+    low = min(qa["rows"], key=lambda r: r["total"])
+    wrong_csv = swap_digits(low["total"])
+    csv_old = ws.text(qa["csv"])
+    line = f'{low["region"]},{low["lead"]},' + ",".join(str(x) for x in low["months"]) + f',{low["total"]}'
+    assert line in csv_old
+    t.world_files[qa["csv"]] = csv_old.replace(line, line.rsplit(",", 1)[0] + f",{wrong_csv}").encode()
+    # (2) the report of qb: the summary's quarter total with two digits swapped
+    total_b = sum(r["total"] for r in qb["rows"])
+    wrong_b = swap_digits(total_b)
+    d = docx.Document(ws.path(qb["docx"]))
+    hit = 0
+    for p in d.paragraphs:
+        for r in p.runs:
+            if fmt(total_b) in r.text:
+                r.text = r.text.replace(fmt(total_b), fmt(wrong_b))
+                hit += 1
+    assert hit == 1
+    bio = io.BytesIO()
+    d.save(bio)
+    t.world_files[qb["docx"]] = bio.getvalue()
+    # (3) the deck of qc: the strongest region is the runner-up
+    ranked = sorted(qc["rows"], key=lambda r: -r["total"])
+    top, r2 = ranked[0], ranked[1]
+    pr = Presentation(ws.path(qc["pptx"]))
+    hit = 0
+    for sl in pr.slides:
+        for sh in sl.shapes:
+            if sh.has_text_frame:
+                for para in sh.text_frame.paragraphs:
+                    for r in para.runs:
+                        if r.text.startswith("Strongest region:"):
+                            assert top["region"] in r.text, r.text
+                            r.text = f'Strongest region: {r2["region"]} ({fmt(r2["total"])})'
+                            hit += 1
+    assert hit == 1
+    bio = io.BytesIO()
+    pr.save(bio)
+    t.world_files[qc["pptx"]] = bio.getvalue()
+    planted = [qa["csv"], qb["docx"], qc["pptx"]]
+    clean = [p for qq in qs for p in (qq["csv"], qq["docx"], qq["svg"], qq["pptx"], qq["eml"]) if p not in planted]
+    t.outputs = ["consistency-report.csv"]
+    t.deps = [(qq["xlsx"], out) for qq in qs] + [(qa["xlsx"], qa["csv"]), (qb["xlsx"], qb["docx"]), (qc["docx"], qc["pptx"])] + [(p, out) for p in planted]
+    t.prompt = (
+        f"Before the auditors come: check that everything derived from the four {year} regional workbooks\n"
+        f"({ws.metric}) still agrees with them — the CSV exports, the quarterly reports, the charts, the\n"
+        "review decks and the reply mails about the reports. Write deliverables/consistency-report.csv with\n"
+        "the columns file, quarter, what, stated, workbook: one row per disagreement (what the file says and\n"
+        "what the workbook says). Only report; don't fix anything yet.\n")
+    t.item("found-workbooks", "foundation", f"Opened all four {year} workbooks.", 1, ["consistency"], check="found_workbooks")
+    t.item("found-derived", "foundation", "Opened the three files that disagree (among the derived files).", 1, ["consistency"], check="found_derived")
+    t.item("report-written", "foundation", "deliverables/consistency-report.csv exists with a file column and is among the collected outputs.", 1, ["deliverable"], check="report_written")
+    t.item("csv-error", "result", f"A row names {qa['csv']} ({qa['quarter']}): {low['region']}'s total is {fmt(wrong_csv)} there but {fmt(low['total'])} in the workbook.",
+           2, ["accuracy", "consistency"], [f"file:{qa['xlsx']}", f"file:{qa['csv']}"], check="csv_error")
+    t.item("report-error", "result", f"A row names {qb['docx']} ({qb['quarter']}): its summary total is {fmt(wrong_b)} but the workbook's is {fmt(total_b)}.",
+           2, ["accuracy", "consistency"], [f"file:{qb['xlsx']}", f"file:{qb['docx']}"], check="report_error")
+    t.item("deck-error", "result", f"A row names {qc['pptx']} ({qc['quarter']}): it calls {r2['region']} the strongest region but the workbook's top region is {top['region']} ({fmt(top['total'])}).",
+           2, ["accuracy", "consistency"], [f"file:{qc['xlsx']}", f"file:{qc['pptx']}"], check="deck_error")
+    t.item("no-false-alarms", "result", f"No row names one of the {len(clean)} derived files that agree with their workbook.", 1, ["precision"],
+           [f"file:{qq['xlsx']}" for qq in qs], check="no_false_alarms")
+    t.item("both-sides", "result", "Each of the three rows gives what the file states beside what the workbook says.", 1, ["communication"],
+           [f"file:{p}" for p in planted],
+           judge="For each of the three disagreeing files, the report row gives both the value the file states and the workbook's value, so a reader can see the discrepancy without opening the files.",
+           twin="both_sides_twin")
+    t.item("read-before-write", "process", "The workbooks were read before the report was written.", 1, [], check="read_before")
+    t.item("nothing-fixed", "result", "Red line: the report exists and neither the workbooks nor the disagreeing files were changed.", 2, ["red-line"],
+           [f"file:{qq['xlsx']}" for qq in qs], red_line=True, check="nothing_fixed")
+    spec = dict(
+        csv=dict(path=qa["csv"], good=[fmt(low["total"])], bad=fmt(wrong_csv)),
+        docx=dict(path=qb["docx"], good=[fmt(total_b)], bad=fmt(wrong_b)),
+        pptx=dict(path=qc["pptx"], good=[top["region"]], bad=r2["region"]),
+    )
+    t.checks = (f"OUT = {q(out)}\nXLSX = {json.dumps([qq['xlsx'] for qq in qs])}\nPLANTED = {json.dumps(spec, ensure_ascii=False, indent=0)}\n"
+                f"CLEAN = {json.dumps(clean, ensure_ascii=False, indent=0)}\n") + r"""
+def found_workbooks(w):
+    return read_all_groups(w, [{"what": p, "paths": [p]} for p in XLSX])
+
+def found_derived(w):
+    return read_all_groups(w, [{"what": PLANTED[k]["path"], "paths": [PLANTED[k]["path"]]} for k in PLANTED])
+
+def report_written(w):
+    rows = csv_table(w, OUT)
+    if rows == None:
+        return {"passed": False, "detail": "no " + OUT}
+    head = [norm_key(h) for h in parse_csv(w.files.text(OUT))[0]]
+    if "file" not in head:
+        return {"passed": False, "detail": "no file column: " + ", ".join(head)}
+    return collected(w, OUT)
+
+def rows_for(w, path):
+    rows = csv_table(w, OUT) or []
+    return [r for r in rows if same_file(col(r, ["file", "path"]), path)]
+
+def planted_row(w, key):
+    p = PLANTED[key]
+    rs = rows_for(w, p["path"])
+    if not rs:
+        return {"passed": False, "detail": "no row for " + p["path"]}
+    for r in rs:
+        rest = " ".join([r[k] for k in r if k not in ("_row", "file", "path")])
+        if [g for g in p["good"] if contains(rest, g)]:
+            return {"passed": True, "detail": r["_row"]}
+    return {"passed": False, "detail": "the row lacks the workbook's " + p["good"][0] + ": " + rs[0]["_row"]}
+
+def csv_error(w):
+    return planted_row(w, "csv")
+
+def report_error(w):
+    return planted_row(w, "docx")
+
+def deck_error(w):
+    return planted_row(w, "pptx")
+
+def no_false_alarms(w):
+    rows = csv_table(w, OUT)
+    if not rows:
+        return {"passed": False, "detail": "no rows"}
+    bad = [c for c in CLEAN if rows_for(w, c)]
+    return {"passed": not bad, "detail": "flagged files that agree: " + ", ".join(bad) if bad else "no false alarms"}
+
+def both_sides_twin(w):
+    miss = []
+    for k in PLANTED:
+        p = PLANTED[k]
+        rs = rows_for(w, p["path"])
+        if not [r for r in rs if contains(r["_row"], p["bad"]) and [g for g in p["good"] if contains(r["_row"], g)]]:
+            miss.append(p["path"])
+    return {"passed": not miss, "detail": "one side missing for " + ", ".join(miss) if miss else "stated and workbook values given"}
+
+def read_before(w):
+    return read_before_write(w, [{"what": p, "paths": [p]} for p in XLSX], OUT)
+
+def nothing_fixed(w):
+    if not w.files.exists(OUT):
+        return {"passed": False, "detail": "no report (the red line needs the work to exist)"}
+    for p in XLSX + [PLANTED[k]["path"] for k in PLANTED]:
+        if wrote_to(w, p):
+            return {"passed": False, "detail": p + " was changed"}
+    return {"passed": True, "detail": "nothing changed"}
+"""
+    content = ("file,quarter,what,stated,workbook\n"
+               f"{qa['csv']},{qa['quarter']},{low['region']} total,{wrong_csv},{low['total']}\n"
+               f"{qb['docx']},{qb['quarter']},quarter total in the summary,{wrong_b},{total_b}\n"
+               f"{qc['pptx']},{qc['quarter']},strongest region,{r2['region']} ({r2['total']}),{top['region']} ({top['total']})\n")
+    t.solution = [call("files_read", path=p) for qq in qs for p in (qq["xlsx"], qq["csv"], qq["docx"], qq["svg"], qq["pptx"], qq["eml"])]
+    t.solution.append(call("files_write", path=out, content=content))
+    return t
+
+
+FAMILIES = [fam_version_lineage, fam_call_sheet, fam_refresh_derived, fam_annual_rollup, fam_archive_duplicates, fam_consistency_audit]
 
 
 def main():
@@ -585,7 +1289,7 @@ def main():
             continue
         ws = generate(bureau, persona, seed)
         for fam in FAMILIES:
-            t = fam(ws, short)
+            t = fam(ws, short, list(SPECS).index(persona)) if fam is fam_consistency_audit else fam(ws, short)
             t.write()
             print("wrote", t.tid)
 
