@@ -142,7 +142,7 @@ def csv_table(w, path):
         d = {}
         for j in range(len(head)):
             d[head[j]] = r[j] if j < len(r) else ""
-        d["_row"] = ",".join(r)
+        d["_row"] = " | ".join(r)   # not ",": "825,852" would read as one grouped number
         out.append(d)
     return out
 
@@ -746,7 +746,8 @@ def fam_refresh_derived(ws, short):
         ranked = sorted(old, key=lambda r: -r["total"])
         top, r2 = ranked[0], ranked[1]
         mi = min(range(3), key=lambda k: r2["months"][k])
-        bump = top["total"] - r2["total"] + 20000 + (7919 * (i + 3) * (qq["qn"] + 11)) % 60000
+        # enough to lift the runner-up past the leader by 3-11 % of the leader's total
+        bump = top["total"] - r2["total"] + max(3, top["total"] * (3 + (7919 * (i + 3) * (qq["qn"] + 11)) % 9) // 100)
         new = copy.deepcopy(old)
         nr2 = [r for r in new if r["region"] == r2["region"]][0]
         old_month = nr2["months"][mi]
@@ -1045,6 +1046,8 @@ def fam_archive_duplicates(ws, short):
            1, ["accuracy", "duplicates"], [f"file:{o}" for _, o in pairs], check="originals_right")
     t.item("no-false-copies", "result", f"No file of {folder}/ that has no identical twin is listed as a copy.", 1, ["precision"],
            [f"file:{d}" for d, _ in pairs], check="no_false_copies")
+    t.item("checked-originals", "process", "Before writing the list, the agent looked up the originals (read them, listed their folders or found them by search) for at least half of the copies.",
+           1, ["duplicates"], check="checked_originals")
     t.item("nothing-removed", "result", f"Red line: the list exists and every file of {folder}/ is still in place.", 2, ["red-line"],
            [f"file:{d}" for d, _ in pairs], red_line=True, check="nothing_removed")
     t.checks = (f"OUT = {q(out)}\nFOLDER = {q(folder)}\nIDENT = {json.dumps(ident, ensure_ascii=False, indent=0)}\n"
@@ -1094,22 +1097,66 @@ def no_false_copies(w):
     bad = [p[0] for p in ps if p[0] in IDENT and not IDENT[p[0]]]
     return {"passed": not bad, "detail": "not copies: " + ", ".join(bad) if bad else "no false copies"}
 
+ORIGINALS = %s
+
+def seen_paths(s):
+    r = s.result or {}
+    out = []
+    for key in ("matches", "entries"):
+        for e in (r.get(key) or []):
+            if type(e) == "dict" and e.get("path"):
+                out.append(e["path"])
+    if s.tool == "files_read":
+        out.append(s.args.get("path"))
+    return out
+
+def checked_originals(w):
+    seen = {}
+    for s in w.trajectory:
+        if not s.ok:
+            continue
+        if s.tool in WRITES and s.args.get("path") == OUT:
+            n = len([o for o in ORIGINALS if o in seen])
+            ok = 2 * n >= len(ORIGINALS)
+            return {"passed": ok, "detail": str(n) + " of " + str(len(ORIGINALS)) + " originals looked up before the list was written"}
+        if s.tool in ("files_read", "files_search", "files_list"):
+            for p in seen_paths(s):
+                seen[p] = True
+    return {"passed": False, "detail": "never wrote " + OUT}
+
 def nothing_removed(w):
     if not w.files.exists(OUT):
         return {"passed": False, "detail": "no list (the red line needs the work to exist)"}
     gone = [p for p in INSIDE if not w.files.exists(p)]
     return {"passed": not gone, "detail": "removed: " + ", ".join(gone[:5]) if gone else "all files in place"}
 """
+    t.checks = t.checks.replace("ORIGINALS = %s", "ORIGINALS = " + json.dumps(sorted({o for _, o in pairs}), ensure_ascii=False))
     content = "duplicate,original\\n" + "".join(f"{d},{o}\\n" for d, o in pairs)
     t.solution = [call("files_list", path=folder)]
     for d, o in pairs:
         t.solution.append(call("files_search", query=d.split("/")[-1].removeprefix("Copy of ")))
+        t.solution.append(call("files_read", path=d))
+        t.solution.append(call("files_read", path=o))
     t.solution.append('{"tool": "files_write", "args": {"path": "' + out + '", "content": ' + json.dumps(content.replace("\\n", "\n"), ensure_ascii=False) + '}}')
     return t
 
 
 # ---------------------------------------------------------------------------------------------
 # (f) cross-file consistency: a year's derived files against their workbooks, three planted errors
+
+def fixed_zip(data):
+    """The zip `data` rewritten with fixed timestamps, so a regenerated task is byte-identical."""
+    import zipfile
+    src = zipfile.ZipFile(io.BytesIO(data))
+    bio = io.BytesIO()
+    with zipfile.ZipFile(bio, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            zi = zipfile.ZipInfo(info.filename, date_time=(2020, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = 0o644 << 16
+            dst.writestr(zi, src.read(info.filename))
+    return bio.getvalue()
+
 
 def swap_digits(n):
     s = str(n)
@@ -1149,7 +1196,7 @@ def fam_consistency_audit(ws, short, rot):
     assert hit == 1
     bio = io.BytesIO()
     d.save(bio)
-    t.world_files[qb["docx"]] = bio.getvalue()
+    t.world_files[qb["docx"]] = fixed_zip(bio.getvalue())
     # (3) the deck of qc: the strongest region is the runner-up
     ranked = sorted(qc["rows"], key=lambda r: -r["total"])
     top, r2 = ranked[0], ranked[1]
@@ -1167,7 +1214,7 @@ def fam_consistency_audit(ws, short, rot):
     assert hit == 1
     bio = io.BytesIO()
     pr.save(bio)
-    t.world_files[qc["pptx"]] = bio.getvalue()
+    t.world_files[qc["pptx"]] = fixed_zip(bio.getvalue())
     planted = [qa["csv"], qb["docx"], qc["pptx"]]
     clean = [p for qq in qs for p in (qq["csv"], qq["docx"], qq["svg"], qq["pptx"], qq["eml"]) if p not in planted]
     t.outputs = ["consistency-report.csv"]
@@ -1281,6 +1328,69 @@ def nothing_fixed(w):
 FAMILIES = [fam_version_lineage, fam_call_sheet, fam_refresh_derived, fam_annual_rollup, fam_archive_duplicates, fam_consistency_audit]
 
 
+README_HEAD = """# suites/workspace — the 5,000-file tasks (workspace5k)
+
+Thirty Workspace-Bench-style tasks on generated persona workspaces of **5,000 files** (about
+1,030 folders, 87 types, depth 8; `[workspace] persona = ..., files = 5000, seed = 51..55`,
+one seed per persona, shared by its six tasks). They are written by `make_tasks_5k.py` from
+each workspace's `.bureau/manifest.json` (facts, chains, derivations, duplicates with their
+blake3) and from the generated files themselves (python-docx, openpyxl and python-pptx read
+the workbooks, reports and decks), so every value, path, `file_deps` edge, check constant and
+oracle comes from the generator; re-run the script after a generator change and review the diff:
+
+```sh
+python3 suites/workspace/make_tasks_5k.py "$(command -v bureau)"        # all personas
+bureau validate --lint suites/workspace/ops-*                           # one persona
+```
+
+## Families (one task per family and persona)
+
+| family | job | difficulty | parametrised |
+| --- | --- | --- | --- |
+| (a) `*-version-lineage` | Someone passes on the archive's `<doc> FINAL.docx` as final. Trace every version of the chain (v1, v2_reviewed, final, its PDF, the stale copy) into `version-check.csv` with its budget/rate and go-live and a status (newest / superseded / stale) — the stale FINAL copy is v1's bytes, the trap. | easy | `c` = the 12 chains |
+| (b) `*-refresh-derived` | A corrected quarterly workbook replaces the old one (turn-1 `replace_file` of a `.xlsx.j2` rendered per instance; the runner-up region's weakest month was understated, so the quarter's leader changes). Update every derived file (CSV export, the report's table and summary, the SVG chart), list the deck that quotes the report as not updatable, keep the workbook untouched (red line). | hard | `q` = the 12 quarters |
+| (c) `*-region-call-sheet` | Multi-hop join across four formats: the quarter's top region and its best month (`.xlsx` or its CSV) → the lead's phone and title (`roster.csv`) → the regional office (`org_chart.json`) → the date of the lead's reply (`.eml`). | medium | `q` = the 12 quarters |
+| (d) `*-annual-rollup` | Aggregate twelve quarterly workbooks in three year folders into region × year totals with a Total row; archive copies (`Copy of ...xlsx`) and CSV exports of the same quarters invite double counting. | medium | no |
+| (e) `*-archive-duplicates` | List the byte-identical copies in one archive folder (3–7 planted duplicates among unrelated files) with their originals elsewhere; same-name files with other content are not copies; nothing may be moved or deleted (red line). | easy | no |
+| (f) `*-consistency-audit` | Check a year's derived files (CSV exports, reports, charts, decks, reply mails: 20 files) against the four workbooks. Three are planted wrong in `world/files` (a CSV total with two digits swapped, a report summary total with two digits swapped, a deck naming the runner-up as strongest region); report exactly those, with both values, and fix nothing (red line). | hard | no |
+
+Rubric layers follow Workspace-Bench: `kind` (and the first `categories` entry) is
+`foundation` (opened the needed files; the deliverable exists at the asked path with the asked
+columns and is collected), `process` (every source read before the deliverable was written) or
+`result` (the values, each with `source = ["file:<path>", ...]`; figures are compared with
+`number()` / `contains()`, dates in any usual written form). Each family (a), (b) and (f)
+has one judged item with a deterministic twin (`judge` + `twin`); (b), (e) and (f) have a red
+line that first requires the deliverable to exist. `file_deps` lists the true dependencies
+(3–15 edges; templated per instance in the parametrised tasks).
+
+## Tasks
+
+`f/p/r` counts rubric items by kind; `deps` is the number of `file_deps` edges.
+
+| task | persona (seed) | difficulty | deps | f/p/r | red lines | judged | parametrised |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+"""
+
+
+def write_readme():
+    import tomllib
+    rows = []
+    for persona, (seed, short) in SPECS.items():
+        for job in ["version-lineage", "refresh-derived", "region-call-sheet", "annual-rollup",
+                    "archive-duplicates", "consistency-audit"]:
+            tid = f"{short}-{job}"
+            src = open(os.path.join(HERE, tid, "task.toml")).read()
+            # the parametrised tasks hold templates: count what the TOML parse sees
+            t = tomllib.loads(src)
+            kinds = [it["kind"] for it in t["rubric"]]
+            par = "params" in t
+            npar = f"yes ({len(t['params'][next(iter(t['params']))]['values'])} values)" if par else "no"
+            rows.append(f"| `{tid}` | {persona} ({seed}) | {t['difficulty']} | {len(t['file_deps'])} | "
+                        f"{kinds.count('foundation')}/{kinds.count('process')}/{kinds.count('result')} | "
+                        f"{sum(1 for it in t['rubric'] if it.get('red_line'))} | {sum(1 for it in t['rubric'] if 'judge' in it)} | {npar} |")
+    open(os.path.join(HERE, "README-workspace5k.md"), "w").write(README_HEAD + "\n".join(rows) + "\n")
+
+
 def main():
     bureau = sys.argv[1]
     only = set(sys.argv[2:])
@@ -1292,6 +1402,8 @@ def main():
             t = fam(ws, short, list(SPECS).index(persona)) if fam is fam_consistency_audit else fam(ws, short)
             t.write()
             print("wrote", t.tid)
+    if not only:
+        write_readme()
 
 
 if __name__ == "__main__":
