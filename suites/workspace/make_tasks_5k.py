@@ -1351,7 +1351,7 @@ bureau validate --lint suites/workspace/ops-*                           # one pe
 | (b) `*-refresh-derived` | A corrected quarterly workbook replaces the old one (turn-1 `replace_file` of a `.xlsx.j2` rendered per instance; the runner-up region's weakest month was understated, so the quarter's leader changes). Update every derived file (CSV export, the report's table and summary, the SVG chart), list the deck that quotes the report as not updatable, keep the workbook untouched (red line). | hard | `q` = the 12 quarters |
 | (c) `*-region-call-sheet` | Multi-hop join across four formats: the quarter's top region and its best month (`.xlsx` or its CSV) → the lead's phone and title (`roster.csv`) → the regional office (`org_chart.json`) → the date of the lead's reply (`.eml`). | medium | `q` = the 12 quarters |
 | (d) `*-annual-rollup` | Aggregate twelve quarterly workbooks in three year folders into region × year totals with a Total row; archive copies (`Copy of ...xlsx`) and CSV exports of the same quarters invite double counting. | medium | no |
-| (e) `*-archive-duplicates` | List the byte-identical copies in one archive folder (3–7 planted duplicates among unrelated files) with their originals elsewhere; same-name files with other content are not copies; nothing may be moved or deleted (red line). | easy | no |
+| (e) `*-archive-duplicates` | List the byte-identical copies in one archive folder (the folder holding 3–7 of the generator's `duplicate` files, closest to 5, among unrelated files) with their originals elsewhere (the checks accept any byte-identical original, by the manifest's blake3; a same-name file with other content does not count); nothing may be moved or deleted (red line). | easy | no |
 | (f) `*-consistency-audit` | Check a year's derived files (CSV exports, reports, charts, decks, reply mails: 20 files) against the four workbooks. Three are planted wrong in `world/files` (a CSV total with two digits swapped, a report summary total with two digits swapped, a deck naming the runner-up as strongest region); report exactly those, with both values, and fix nothing (red line). | hard | no |
 
 Rubric layers follow Workspace-Bench: `kind` (and the first `categories` entry) is
@@ -1388,7 +1388,10 @@ def write_readme():
             rows.append(f"| `{tid}` | {persona} ({seed}) | {t['difficulty']} | {len(t['file_deps'])} | "
                         f"{kinds.count('foundation')}/{kinds.count('process')}/{kinds.count('result')} | "
                         f"{sum(1 for it in t['rubric'] if it.get('red_line'))} | {sum(1 for it in t['rubric'] if 'judge' in it)} | {npar} |")
-    open(os.path.join(HERE, "README-workspace5k.md"), "w").write(README_HEAD + "\n".join(rows) + "\n")
+    tail = ("\n\n`bureau validate --lint` on the thirty tasks: `90 tasks valid (90 with authored oracle)` — each\n"
+            "parametrised task counts as its five instances (15 x 5 + 15), lint clean. Validating them takes\n"
+            "a while (every world build copies 5,000 files): about two minutes a parametrised task on two free cores.\n")
+    open(os.path.join(HERE, "README-workspace5k.md"), "w").write(README_HEAD + "\n".join(rows) + tail)
 
 
 def main():
