@@ -14,7 +14,7 @@ FLAVOUR = {
     "evidence": "living world, multimodal (ClawMark)",
     "intranet": "intranet (TheAgentCompany)",
     "workspace": "workspace (Workspace-Bench)",
-    "workspace-5k": "workspace (Workspace-Bench)",
+    "workspace-5k": "workspace, 5,000 files (Workspace-Bench)",
     "history": "dialogue history (OdysseyBench)",
     "scenarios": "scenarios (AgencyBench)",
 }

@@ -129,6 +129,10 @@ pub fn validate(targets: &[String]) -> ValidationReport {
 }
 
 pub fn validate_with(targets: &[String], options: &ValidateOptions) -> ValidationReport {
+    // Trials of `[workspace]` tasks run on pooled replicas of the generated workspace, as a
+    // run's do (every mode gives the same worlds), instead of a copy per trial.
+    let replicas = crate::replicas::Replicas::new(crate::replicas::ReplicaMode::Auto, 2);
+    let replicas = &replicas;
     let mut rows = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
     let expanded: Vec<String> = targets
@@ -155,13 +159,20 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
             .or_else(|| bureau_variants::suite_seed(&target));
         for dir in target.task_dirs() {
             if bureau_variants::is_parametrised(&dir) {
-                validate_variants(&dir, seed.unwrap_or(0), options, &mut ids, &mut rows);
+                validate_variants(
+                    &dir,
+                    seed.unwrap_or(0),
+                    options,
+                    replicas,
+                    &mut ids,
+                    &mut rows,
+                );
                 continue;
             }
             let mut row = new_row(&dir);
             match Task::load(&dir) {
                 Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
-                Ok(task) => validate_loaded(&task, options, &mut ids, &mut row),
+                Ok(task) => validate_loaded(&task, options, replicas, &mut ids, &mut row),
             }
             rows.push(row);
         }
@@ -184,6 +195,7 @@ fn new_row(dir: &std::path::Path) -> ValidationRow {
 fn validate_loaded(
     task: &Task,
     options: &ValidateOptions,
+    replicas: &crate::replicas::Replicas,
     ids: &mut BTreeSet<String>,
     row: &mut ValidationRow,
 ) {
@@ -206,7 +218,7 @@ fn validate_loaded(
                 lint: true,
                 ..options.clone()
             };
-            for p in validate_task_with(task, program.as_ref(), &lint) {
+            for p in validate_task_with(task, program.as_ref(), &lint, Some(replicas)) {
                 if (options.lint || !p.starts_with("lint: ")) && !p.starts_with("note: ") {
                     row.problems.push(p);
                 } else {
@@ -223,6 +235,7 @@ fn validate_variants(
     dir: &std::path::Path,
     seed: u64,
     options: &ValidateOptions,
+    replicas: &crate::replicas::Replicas,
     ids: &mut BTreeSet<String>,
     rows: &mut Vec<ValidationRow>,
 ) {
@@ -263,7 +276,7 @@ fn validate_variants(
     let mut first_seen: std::collections::BTreeMap<String, String> = Default::default();
     for inst in &instances {
         let mut row = new_row(&inst.task.dir);
-        validate_loaded(&inst.task, options, ids, &mut row);
+        validate_loaded(&inst.task, options, replicas, ids, &mut row);
         if let Some(other) = first_seen.insert(seen(inst), inst.task.id.clone()) {
             row.problems.push(format!(
                 "variant `{}` renders the same files and prompts as `{other}` — its parameters change nothing the agent sees; use them in the prompt or the world files",
@@ -279,6 +292,7 @@ pub fn validate_task_with(
     task: &Task,
     program: Option<&CheckProgram>,
     options: &ValidateOptions,
+    replicas: Option<&crate::replicas::Replicas>,
 ) -> Vec<String> {
     let mut problems = if options.lint {
         crate::lint::lint(task)
@@ -323,7 +337,10 @@ pub fn validate_task_with(
         }
     }
 
-    let scoring = Scoring::default();
+    let scoring = Scoring {
+        replicas,
+        ..Scoring::default()
+    };
     let attempt = |spec: &str| -> Result<AttemptOutcome, String> {
         let dir = tempfile::Builder::new()
             .prefix("bureau-validate-")

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Write the 5,000-file suites/workspace tasks from the manifests of their generated workspaces.
+"""Write the suites/workspace-5k tasks from the manifests of their generated workspaces.
 
 Usage: make_tasks_5k.py <bureau binary> [persona-short ...]
 For each persona it runs `bureau gen workspace --files 5000` with the spec below (or reuses
 /tmp/ws5k-<persona> when it holds that spec's manifest), reads .bureau/manifest.json and the
 generated files it needs (python-docx, openpyxl and python-pptx read the office files), and
-writes six tasks, one per family (README-workspace5k.md):
+writes six tasks, one per family (README.md):
 
   <s>-version-lineage   (a) the newest version of a chain, with its stale "FINAL" copy   [params]
   <s>-refresh-derived   (b) a corrected workbook arrives: update every derived file       [params]
@@ -1328,7 +1328,7 @@ def nothing_fixed(w):
 FAMILIES = [fam_version_lineage, fam_call_sheet, fam_refresh_derived, fam_annual_rollup, fam_archive_duplicates, fam_consistency_audit]
 
 
-README_HEAD = """# suites/workspace — the 5,000-file tasks (workspace5k)
+README_HEAD = """# suites/workspace-5k — Workspace-Bench-style tasks on 5,000-file workspaces
 
 Thirty Workspace-Bench-style tasks on generated persona workspaces of **5,000 files** (about
 1,030 folders, 87 types, depth 8; `[workspace] persona = ..., files = 5000, seed = 51..55`,
@@ -1339,8 +1339,8 @@ the workbooks, reports and decks), so every value, path, `file_deps` edge, check
 oracle comes from the generator; re-run the script after a generator change and review the diff:
 
 ```sh
-python3 suites/workspace/make_tasks_5k.py "$(command -v bureau)"        # all personas
-bureau validate --lint suites/workspace/ops-*                           # one persona
+python3 suites/workspace-5k/make_tasks_5k.py "$(command -v bureau)"        # all personas
+bureau validate --lint suites/workspace-5k/ops-*                           # one persona
 ```
 
 ## Families (one task per family and persona)
@@ -1391,7 +1391,7 @@ def write_readme():
     tail = ("\n\n`bureau validate --lint` on the thirty tasks: `90 tasks valid (90 with authored oracle)` — each\n"
             "parametrised task counts as its five instances (15 x 5 + 15), lint clean. Validating them takes\n"
             "a while (every world build copies 5,000 files): about two minutes a parametrised task on two free cores.\n")
-    open(os.path.join(HERE, "README-workspace5k.md"), "w").write(README_HEAD + "\n".join(rows) + tail)
+    open(os.path.join(HERE, "README.md"), "w").write(README_HEAD + "\n".join(rows) + tail)
 
 
 def main():
