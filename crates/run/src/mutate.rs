@@ -21,33 +21,36 @@ use crate::trial::{AttemptOf, Scoring, run_attempt};
 pub const MAX_PER_KIND: usize = 3;
 
 /// Tools whose calls only read: leaving one out changes no state (process items may still
-/// notice, but such a mutant says little), so they are not dropped.
+/// notice, but such a mutant says little), so they are not dropped. A world tool is named
+/// `<service>_<verb>_...`; these verbs read.
+const READ_VERBS: &[&str] = &[
+    "read",
+    "list",
+    "search",
+    "get",
+    "show",
+    "view",
+    "diff",
+    "log",
+    "status",
+    "history",
+    "find",
+    "ocr",
+    "free",
+    "availability",
+    "info",
+    "whois",
+    "members",
+    "query",
+    "lookup",
+    "describe",
+    "check",
+];
+
 fn reads_only(tool: &str) -> bool {
-    [
-        "_read",
-        "_list",
-        "_search",
-        "_get",
-        "_history",
-        "_find",
-        "_show",
-        "_view",
-        "_diff",
-        "_log",
-        "_status",
-        "_ocr",
-        "_whois",
-        "_lookup",
-        "_availability",
-        "_free_busy",
-        "_free_slots",
-        "_slots",
-        "_members",
-        "_info",
-    ]
-    .iter()
-    .any(|s| tool.ends_with(s))
-        || tool.contains("_read_")
+    tool.split('_')
+        .nth(1)
+        .is_some_and(|verb| READ_VERBS.contains(&verb))
 }
 
 /// One perturbation of the solution.
@@ -410,6 +413,29 @@ mod tests {
         assert_eq!(f("the 2026 plan has 13 items").as_deref(), Some("13"));
         assert_eq!(turn_last_digit("23,230.00"), "23,230.01");
         assert_eq!(turn_last_digit("59"), "58");
+    }
+
+    #[test]
+    fn read_tools_are_known_by_their_verb() {
+        for t in [
+            "files_read",
+            "mail_read_attachment",
+            "code_list_mrs",
+            "code_get_mr",
+            "calendar_free_slots",
+            "kb_search",
+        ] {
+            assert!(reads_only(t), "{t}");
+        }
+        for t in [
+            "files_write",
+            "code_comment_mr",
+            "code_merge_mr",
+            "mail_send",
+            "chat_post",
+        ] {
+            assert!(!reads_only(t), "{t}");
+        }
     }
 
     #[test]
