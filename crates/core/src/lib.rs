@@ -15,6 +15,7 @@
 //! Errors in a task are reported as `path:line:col: what is wrong — what to do`
 //! ([`error::TaskError`]).
 
+pub mod cache;
 pub mod error;
 pub mod history;
 pub mod interrupt;

@@ -237,9 +237,20 @@ pub fn load_tasks(specs: &[String]) -> Result<Vec<Task>, TaskErrors> {
             Err(e) => errors.extend(e.0),
         }
     }
-    let mut ids: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for t in &tasks {
-        if let Some(other) = ids.insert(t.id.clone(), t.dir.clone()) {
+    errors.extend(duplicate_ids(&tasks));
+    if errors.is_empty() {
+        Ok(tasks)
+    } else {
+        Err(TaskErrors(errors))
+    }
+}
+
+/// An error for every task whose id an earlier task of `tasks` already has.
+pub fn duplicate_ids(tasks: &[Task]) -> Vec<TaskError> {
+    let mut ids: BTreeMap<&str, &Path> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for t in tasks {
+        if let Some(other) = ids.insert(&t.id, &t.dir) {
             errors.push(TaskError::new(
                 Location::file(&t.toml_path()),
                 format!("task id `{}` is also used by {}", t.id, other.display()),
@@ -247,11 +258,7 @@ pub fn load_tasks(specs: &[String]) -> Result<Vec<Task>, TaskErrors> {
             ));
         }
     }
-    if errors.is_empty() {
-        Ok(tasks)
-    } else {
-        Err(TaskErrors(errors))
-    }
+    errors
 }
 
 /// Path of a suite's directory name, for display.

@@ -213,7 +213,7 @@ fn bump_number(args: &Value) -> Option<(Value, String)> {
             Value::Number(n) if in_content => {
                 let old = n.to_string();
                 let new = n.as_f64()? + 1.0;
-                *v = crate::mutate::json_number(new);
+                *v = bureau_variants::params::number(new);
                 Some(format!("{old} → {new}"))
             }
             Value::Array(a) => a.iter_mut().find_map(|x| walk(x, in_content)),
@@ -226,14 +226,6 @@ fn bump_number(args: &Value) -> Option<(Value, String)> {
     let mut a = args.clone();
     let what = walk(&mut a, false)?;
     Some((a, what))
-}
-
-pub(crate) fn json_number(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-    }
 }
 
 /// The byte range of the first figure with at least two digits that is not part of a date,

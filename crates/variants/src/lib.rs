@@ -59,21 +59,7 @@ pub struct Instance {
 /// Where instances are cached: `$BUREAU_CACHE_DIR/variants`, else
 /// `$XDG_CACHE_HOME/bureau/variants`, else `$HOME/.cache/bureau/variants`, else the temp dir.
 pub fn cache_root() -> PathBuf {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(d) = env("BUREAU_CACHE_DIR") {
-        return d.join("variants");
-    }
-    if let Some(d) = env("XDG_CACHE_HOME") {
-        return d.join("bureau").join("variants");
-    }
-    if let Some(d) = env("HOME") {
-        return d.join(".cache").join("bureau").join("variants");
-    }
-    std::env::temp_dir().join("bureau-cache").join("variants")
+    bureau_core::cache::cache_dir("variants")
 }
 
 /// The seed of instance `index` of task `task_id` in a run seeded `run_seed` (53 bits, so it
@@ -136,23 +122,8 @@ fn base_of(dir: &Path) -> Result<(String, Params), TaskErrors> {
 /// blake3 over the task directory's files (paths and bytes), for the cache key.
 fn tree_digest(dir: &Path) -> String {
     let mut h = blake3::Hasher::new();
-    let mut stack = vec![PathBuf::new()];
-    let mut files = Vec::new();
-    while let Some(rel) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let r = rel.join(e.file_name());
-            match e.file_type() {
-                Ok(ft) if ft.is_dir() => stack.push(r),
-                Ok(ft) if ft.is_file() => files.push(r),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    for f in files {
+    // Symbolic links are refused when the instance is rendered; here they are left out.
+    for f in render::walk(dir, &mut Vec::new()) {
         h.update(f.to_string_lossy().as_bytes());
         h.update(&[0]);
         if let Ok(b) = std::fs::read(dir.join(&f)) {
@@ -320,16 +291,7 @@ pub fn load_tasks(specs: &[String], plan: &Plan) -> Result<Vec<Task>, TaskErrors
             Err(e) => errors.extend(e.0),
         }
     }
-    let mut ids: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for t in &tasks {
-        if let Some(other) = ids.insert(t.id.clone(), t.dir.clone()) {
-            errors.push(TaskError::new(
-                Location::file(&t.toml_path()),
-                format!("task id `{}` is also used by {}", t.id, other.display()),
-                "task ids must be unique within a run",
-            ));
-        }
-    }
+    errors.extend(bureau_core::suite::duplicate_ids(&tasks));
     if errors.is_empty() {
         Ok(tasks)
     } else {

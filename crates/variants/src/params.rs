@@ -481,7 +481,7 @@ impl Params {
 }
 
 /// A JSON number: an integer when the value is whole.
-pub(crate) fn number(v: f64) -> Value {
+pub fn number(v: f64) -> Value {
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         Value::from(v as i64)
     } else {

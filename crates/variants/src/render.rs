@@ -167,7 +167,7 @@ pub fn render_into(
 }
 
 /// Regular files under `dir`, relative, sorted; symbolic links are errors.
-fn walk(dir: &Path, errors: &mut Vec<TaskError>) -> Vec<PathBuf> {
+pub(crate) fn walk(dir: &Path, errors: &mut Vec<TaskError>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {

@@ -138,10 +138,15 @@ pub fn to_json(v: &Value) -> Result<serde_json::Value, String> {
     })
 }
 
+/// The most instructions one template (or expression) may execute.
+pub const TEMPLATE_FUEL: u64 = 20_000_000;
+
 /// The environment every template and expression of an instance is rendered with.
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // A task is not trusted: a template whose loops would run for hours stops with an error.
+    env.set_fuel(Some(TEMPLATE_FUEL));
     env.set_keep_trailing_newline(true);
     env.add_filter(
         "money",
@@ -223,6 +228,17 @@ mod tests {
             render("{{ '2026-03-12' | rfc2822_date }}"),
             "Thu, 12 Mar 2026"
         );
+    }
+
+    #[test]
+    fn a_template_that_would_loop_for_hours_stops_with_an_error() {
+        let e = environment()
+            .render_str(
+                "{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}",
+                minijinja::context! {},
+            )
+            .unwrap_err();
+        assert_eq!(e.kind(), minijinja::ErrorKind::OutOfFuel, "{e}");
     }
 
     #[test]

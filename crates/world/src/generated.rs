@@ -23,21 +23,7 @@ pub const GEN_FINGERPRINT: &str = env!("BUREAU_GEN_FINGERPRINT");
 /// `$XDG_CACHE_HOME/bureau/workspaces`, else `$HOME/.cache/bureau/workspaces`, else the
 /// system temp directory's `bureau-cache/workspaces`.
 pub fn cache_root() -> PathBuf {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(d) = env("BUREAU_CACHE_DIR") {
-        return d.join("workspaces");
-    }
-    if let Some(d) = env("XDG_CACHE_HOME") {
-        return d.join("bureau").join("workspaces");
-    }
-    if let Some(d) = env("HOME") {
-        return d.join(".cache").join("bureau").join("workspaces");
-    }
-    std::env::temp_dir().join("bureau-cache").join("workspaces")
+    bureau_core::cache::cache_dir("workspaces")
 }
 
 /// The cache directory name of a spec: `<persona>-<files>-<seed>-<generator fingerprint>`.
