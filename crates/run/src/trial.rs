@@ -409,6 +409,9 @@ fn drive(
 
     let snapshots = dir.join("snapshots");
     std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
+    // The seeded world (turn 0), so what turn 1 changed can be shown (`bureau view`).
+    rundir::write_json(&snapshots.join("turn-0.json"), lock(&world).baseline())
+        .map_err(|e| format!("snapshot of the seeded world: {e}"))?;
     let turn_limits = TurnLimits::from(&task.limits);
     let last = task.turns.last().map(|t| t.index);
     for turn in &task.turns {

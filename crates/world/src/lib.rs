@@ -347,6 +347,13 @@ impl World {
         snapshot::take(self)
     }
 
+    /// The snapshot taken right after the build (turn 0): the world as the task seeded it,
+    /// before any event or agent action. The run writes it as `snapshots/turn-0.json` so a
+    /// viewer can show what turn 1 changed.
+    pub fn baseline(&self) -> &Snapshot {
+        &self.baseline
+    }
+
     /// Restore a snapshot taken of this world (or of a world with the same `root`): the
     /// workspace, the services, the clock and the log are exactly as they were.
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), WorldError> {
