@@ -42,6 +42,7 @@ fn shape(html: &str) -> String {
         .replace_all(&no_svg, "<$1/>");
     let tag = regex::Regex::new(r#"<([a-z0-9]+)([^>]*)>"#).unwrap();
     let attr = regex::Regex::new(r#"\b(id|class)="([^"]*)""#).unwrap();
+    let digits = regex::Regex::new(r"[0-9]+").unwrap();
     let mut out = String::new();
     let mut last = String::new();
     for c in tag.captures_iter(&no_style) {
