@@ -49,9 +49,7 @@ fn shape(html: &str) -> String {
         let mut line = c[1].to_string();
         for a in attr.captures_iter(&c[2]) {
             // Ids that carry data (step numbers, item ids) are shown by kind only.
-            let v = regex::Regex::new(r"[0-9]+")
-                .unwrap()
-                .replace_all(&a[2], "N");
+            let v = digits.replace_all(&a[2], "N");
             line.push_str(&format!(
                 " {}={}",
                 &a[1],
