@@ -291,7 +291,12 @@ fn bad_input_is_listed_never_a_panic() {
     );
     assert!(w.note.is_some());
     assert_eq!(w.files.files.len(), 4);
-    // A missing blob of a file the agent wrote.
+    // A missing blob of a file the agent wrote (compared with the seeded world again).
+    std::fs::copy(
+        trial("polder-visit-reschedule").join("snapshots/turn-0.json"),
+        snaps.join("turn-0.json"),
+    )
+    .unwrap();
     let agenda = w
         .files
         .files

@@ -66,7 +66,7 @@ pub struct Week {
 pub struct CalendarChanges {
     pub events: Vec<EventChange>,
     /// Weeks of the turn's clock and of every changed event (old and new place), at most
-    /// [`MAX_WEEKS`], in the clock's UTC offset.
+    /// [`MAX_WEEKS`], in the clock's UTC offset; none when no calendar holds an event.
     pub weeks: Vec<Week>,
     /// The UTC offset the grid and times are shown in.
     pub offset: String,
@@ -228,6 +228,10 @@ pub(crate) fn diff_calendar(
             }
         }
     }
+    if live.is_empty() && ghosts.is_empty() {
+        // No event in any calendar: no grid to draw.
+        weeks.clear();
+    }
     for monday in weeks.into_iter().take(MAX_WEEKS) {
         let mut days = Vec::new();
         for i in 0..7 {
@@ -368,6 +372,7 @@ mod tests {
         let new = json!({"calendars": {"a@x.test": {"u1": event("2026-03-12T09:00:00Z", "2026-03-12T11:00:00Z", "CANCELLED")},
                                        "b@x.test": {}}});
         let c = diff_calendar(Some(&old), Some(&new), None);
+        assert_eq!(c.weeks.len(), 1, "the week of the cancelled event");
         let got: Vec<_> = c
             .events
             .iter()
@@ -380,5 +385,19 @@ mod tests {
                 ("b@x.test", "deleted", object_anchor("event", "b@x.test/u1"))
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod no_calendar {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn no_events_no_grid() {
+        let clock = DateTime::parse_from_rfc3339("2026-03-11T09:00:00+01:00").ok();
+        let empty = json!({"calendars": {}, "created": 0});
+        let c = diff_calendar(Some(&empty), Some(&empty), clock);
+        assert!(c.weeks.is_empty() && c.is_empty());
     }
 }

@@ -62,6 +62,8 @@ pub struct FileChange {
     pub diff: Option<TextDiff>,
     /// Only the permissions changed.
     pub mode_only: bool,
+    /// The diff shows one side's text whole: the other side is not text (see its rendering).
+    pub one_sided: bool,
 }
 
 /// The workspace part of a world diff.
@@ -140,6 +142,7 @@ pub(crate) fn diff_files(
             new_rendering: None,
             diff: None,
             mode_only,
+            one_sided: false,
         };
         if !mode_only {
             if rendered >= MAX_RENDERED_FILES {
@@ -147,16 +150,32 @@ pub(crate) fn diff_files(
             } else {
                 rendered += 1;
                 let old_side = old_meta.as_ref().map(|m| side(trial_dir, path, m, None));
-                let new_side = new_meta
-                    .as_ref()
-                    .map(|m| side(trial_dir, path, m, Some(&mut *problems)));
+                // Compared with an earlier snapshot, what is new was written in this turn and
+                // must be stored; the seeded world (no base) may lie in a generated base layer.
+                let expect = if old.is_some() {
+                    Some(&mut *problems)
+                } else {
+                    None
+                };
+                let new_side = new_meta.as_ref().map(|m| side(trial_dir, path, m, expect));
                 let text_of = |s: &Option<Side>| match s {
                     None => Some(String::new()),
                     Some(Side { text: Some(t), .. }) => Some(t.clone()),
                     Some(_) => None,
                 };
-                if let (Some(t0), Some(t1)) = (text_of(&old_side), text_of(&new_side)) {
-                    change.diff = Some(text_diff(&t0, &t1));
+                match (text_of(&old_side), text_of(&new_side)) {
+                    (Some(t0), Some(t1)) => change.diff = Some(text_diff(&t0, &t1)),
+                    // One side cannot be read as text (not stored, binary, a reader error):
+                    // the other side's text is shown whole.
+                    (Some(t0), None) if !t0.is_empty() => {
+                        change.diff = Some(text_diff(&t0, ""));
+                        change.one_sided = true;
+                    }
+                    (None, Some(t1)) if !t1.is_empty() => {
+                        change.diff = Some(text_diff("", &t1));
+                        change.one_sided = true;
+                    }
+                    _ => {}
                 }
                 change.old_rendering = old_side.map(|s| s.rendering);
                 change.new_rendering = new_side.map(|s| s.rendering);
@@ -461,6 +480,33 @@ mod tests {
             render_bytes("b.jpg", &big).rendering,
             Rendering::Image { data_uri: None, .. }
         ));
+    }
+
+    #[test]
+    fn a_base_layer_file_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = dir.path().join("world/blobs");
+        std::fs::create_dir_all(&blobs).unwrap();
+        let h = |b: &[u8]| blake3::hash(b).to_hex().to_string();
+        std::fs::write(blobs.join(h(b"new\n")), b"new\n").unwrap();
+        let rec = |hash: String| serde_json::json!({"size": 4, "hash": hash, "mode": 420});
+        let old = serde_json::json!({"files": {"a.md": rec(h(b"old\n")), "b.md": rec(h(b"gone"))}});
+        let new = serde_json::json!({"files": {"a.md": rec(h(b"new\n")), "b.md": rec(h(b"lost"))}});
+        let mut problems = Vec::new();
+        let c = diff_files(dir.path(), Some(&old), &new, &mut problems);
+        let a = &c.files[0];
+        assert_eq!((a.status, a.one_sided), (Status::Changed, true));
+        assert_eq!(a.old_rendering, Some(Rendering::NotStored));
+        assert_eq!(a.diff.as_ref().map(|d| (d.added, d.removed)), Some((1, 0)));
+        // What the turn wrote must be stored: its absence is a problem.
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("b.md: ") && problems[0].contains("not stored"));
+        // The seeded world (no base) may lie in a generated base layer: not a problem.
+        let mut problems = Vec::new();
+        let c = diff_files(dir.path(), None, &new, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(c.files[1].new_rendering, Some(Rendering::NotStored));
+        assert_eq!(c.files[1].diff, None);
     }
 
     #[test]
