@@ -128,8 +128,12 @@ fn polder_turn_2_moves_the_visit() {
         .iter()
         .filter(|e| e.uid == "polder-visit-20260312@brightwater.test")
         .collect();
-    assert!(!visit.is_empty(), "{:?}", w.calendar.events);
-    assert!(visit.iter().all(|e| e.status == "changed"));
+    // One change, seen in the three calendars holding the event.
+    assert_eq!(visit.len(), 1, "{:?}", w.calendar.events);
+    assert_eq!(visit[0].status, "changed");
+    assert_eq!(visit[0].owners.len(), 3, "{:?}", visit[0].owners);
+    assert_eq!(visit[0].was.as_deref(), Some("Thu 12 Mar 2026 10:00–12:00"));
+    assert_eq!(visit[0].when, "Wed 18 Mar 2026 09:30–11:30");
     assert_eq!(
         visit[0].anchor,
         object_anchor("event", "polder-visit-20260312@brightwater.test")

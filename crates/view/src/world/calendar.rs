@@ -16,15 +16,19 @@ pub const MAX_WEEKS: usize = 4;
 /// One event of one calendar that changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EventChange {
-    pub owner: String,
+    /// The calendars that saw this same change.
+    pub owners: Vec<String>,
     pub uid: String,
-    /// `event-<uid>` for the first calendar holding it, `event-<owner>/<uid>` for the others.
+    /// `event-<uid>` for the first entry of the uid, `event-<owner>/<uid>` (its first
+    /// owner) for others (a change that differs between calendars).
     pub anchor: String,
     /// `added`, `changed`, `cancelled` or `deleted` (also the CSS class).
     pub status: &'static str,
     pub summary: String,
     /// Local time of the turn's clock: `Thu 12 Mar 2026 10:00–12:00`.
     pub when: String,
+    /// Where it was before, when it moved.
+    pub was: Option<String>,
     pub location: String,
     pub fields: Vec<FieldChange>,
 }
@@ -172,11 +176,6 @@ pub(crate) fn diff_calendar(
             };
             let mut fields = Vec::new();
             json_diff("", p, q, &[], &mut fields);
-            let anchor = if anchored.insert(uid.clone()) {
-                object_anchor("event", uid)
-            } else {
-                object_anchor("event", &format!("{owner}/{uid}"))
-            };
             marks
                 .entry(uid.clone())
                 .or_insert((status, object_anchor("event", uid)));
@@ -198,15 +197,35 @@ pub(crate) fn diff_calendar(
                     g.1.push(owner.clone());
                 }
             }
+            // The same change in several calendars (an organiser's update reaches every
+            // attendee's copy) is one entry naming them all.
+            if let Some(same) = out
+                .events
+                .iter_mut()
+                .find(|e| e.uid == *uid && e.status == status && e.fields == fields)
+            {
+                same.owners.push(owner.clone());
+                continue;
+            }
+            let anchor = if anchored.insert(uid.clone()) {
+                object_anchor("event", uid)
+            } else {
+                object_anchor("event", &format!("{owner}/{uid}"))
+            };
             let shown = qe.as_ref().or(pe.as_ref());
+            let was = match (&pe, &qe) {
+                (Some(o), Some(n)) if (o.start, o.end) != (n.start, n.end) => Some(when(o, &tz)),
+                _ => None,
+            };
             let loc = q.or(p).map(|v| text(v, "location")).unwrap_or_default();
             out.events.push(EventChange {
-                owner: owner.clone(),
+                owners: vec![owner.clone()],
                 uid: uid.clone(),
                 anchor,
                 status,
                 summary: shown.map(|e| e.summary.clone()).unwrap_or_default(),
                 when: shown.map(|e| when(e, &tz)).unwrap_or_default(),
+                was,
                 location: loc,
                 fields,
             });
@@ -345,6 +364,7 @@ mod tests {
         let e = &c.events[0];
         assert_eq!((e.status, e.anchor.as_str()), ("changed", "event-u1"));
         assert_eq!(e.when, "Wed 18 Mar 2026 09:30–11:30");
+        assert_eq!(e.was.as_deref(), Some("Thu 12 Mar 2026 10:00–12:00"));
         let paths: Vec<_> = e.fields.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["end", "start"]);
         assert_eq!(
@@ -376,13 +396,17 @@ mod tests {
         let got: Vec<_> = c
             .events
             .iter()
-            .map(|e| (e.owner.as_str(), e.status, e.anchor.clone()))
+            .map(|e| (e.owners.join(","), e.status, e.anchor.clone()))
             .collect();
         assert_eq!(
             got,
             vec![
-                ("a@x.test", "cancelled", "event-u1".to_string()),
-                ("b@x.test", "deleted", object_anchor("event", "b@x.test/u1"))
+                ("a@x.test".to_string(), "cancelled", "event-u1".to_string()),
+                (
+                    "b@x.test".to_string(),
+                    "deleted",
+                    object_anchor("event", "b@x.test/u1")
+                )
             ]
         );
     }

@@ -269,6 +269,12 @@ pub fn keyed_changes(
         };
         let mut fields = Vec::new();
         json_diff("", a, b, skip, &mut fields);
+        if status != Status::Changed {
+            // An object added or deleted whole: its empty fields say nothing.
+            let blank =
+                |v: &Option<String>| matches!(v.as_deref(), None | Some("" | "null" | "[]" | "{}"));
+            fields.retain(|f| !(blank(&f.old) && blank(&f.new)));
+        }
         if fields.is_empty() && status == Status::Changed {
             continue; // only skipped keys changed
         }
@@ -414,7 +420,7 @@ mod tests {
     #[test]
     fn keyed_changes_sorts_added_changed_deleted_by_key() {
         let old = json!({"1": {"t": "a"}, "2": {"t": "b"}});
-        let new = json!({"2": {"t": "B"}, "3": {"t": "c"}});
+        let new = json!({"2": {"t": "B"}, "3": {"t": "c", "none": null, "list": []}});
         let v = keyed_changes(
             "issue",
             old.as_object().unwrap(),
@@ -426,6 +432,7 @@ mod tests {
             .iter()
             .map(|o| (o.key.as_str(), o.status, o.title.as_str()))
             .collect();
+        assert_eq!(v[2].fields.len(), 1, "{:?}", v[2].fields);
         assert_eq!(
             got,
             vec![
