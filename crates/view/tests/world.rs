@@ -66,6 +66,7 @@ fn polder_turn_1_adds_the_agenda_and_mails_anouk() {
     let w = turn_changes(&dir, 1);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     assert_eq!(w.base.as_deref(), Some("snapshots/turn-0.json"));
+    assert_eq!(w.since, Some(0));
     assert_eq!(w.note, None);
     let files: Vec<_> = w
         .files

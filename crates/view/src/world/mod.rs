@@ -57,6 +57,9 @@ pub struct WorldChanges {
     pub snapshot: String,
     /// The snapshot compared with (`None`: everything is shown as added).
     pub base: Option<String>,
+    /// The turn of that snapshot (0: the seeded world; for a feedback round compared with
+    /// the round before it, that round's turn).
+    pub since: Option<u32>,
     /// Why the comparison is not the usual one (no seeded world recorded, ...).
     pub note: Option<String>,
     /// The world clock of the turn, RFC 3339.
@@ -171,6 +174,9 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
         Some(b) => match load::load_snapshot(trial_dir, b, &mut problems) {
             Ok(v) => {
                 out.base = Some(format!("snapshots/{}", b.file_name()));
+                out.since = Some(match b {
+                    Stage::Turn(n) | Stage::Round(n, _) => n,
+                });
                 Some(v)
             }
             Err(why) => {
