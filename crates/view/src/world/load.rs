@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The largest snapshot read (a generated workspace of thousands of files stays far below).
-pub const MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest snapshot read (a generated workspace of 5,000 files is under 1 MB; mail with
+/// attachments is the bulk of a large one). Parsed, JSON takes several times its size.
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 /// The largest blob read for a rendering (the office readers' own input limit).
 pub const MAX_BLOB_BYTES: u64 = bureau_formats::office::MAX_INPUT_BYTES as u64;
 

@@ -12,14 +12,21 @@
 //! Nothing here panics or fails hard on a bad trial directory: what could not be read is
 //! listed in [`WorldChanges::problems`], naming the file and why.
 //!
-//! CSS classes used by the fragment (styled by the viewer's stylesheet): `world` (the
-//! wrapper), `world-service`, `world-note`, `world-problems`, `world-empty`, `added`,
-//! `changed`, `deleted`, `cancelled`, `moved` (marks, on list items, rows and events),
-//! `mark` (the badge saying added/changed/…), `path`, `meta`, `fields` (a table of
-//! `path: old → new`), `old`, `new`, `diff` (a diff table), `hunk`, `ln` (line numbers),
-//! `add`, `del`, `ctx` (diff lines), `truncated`, `world-image`, `mail`, `mail-head`,
-//! `mail-body`, `sent`, `received`, `week` (a week grid table), `today`, `event`, `time`,
-//! `owners`, `chat-message`, `cells`, `commit`, `preview`.
+//! CSS classes used by the fragments (styled by the viewer's stylesheet):
+//! - layout: `world` (wrapper), `world-service` (each section), `world-note`,
+//!   `world-problems`, `world-empty`, `other` (the `<details>` of unmodelled changes),
+//!   `preview` (a deliverable);
+//! - marks, on list items, table rows, articles and events: `added`, `changed`, `deleted`,
+//!   `cancelled`, `moved` (where a moved event was); `mark` is the badge naming the status
+//!   (`mark added`, ..., `mark sent`, `mark received` for mail);
+//! - lists: `files`, `objects`, `events`, `commits` (`<ul>`), `commit`, `event`,
+//!   `chat-message`, `mail` with `sent` / `received`, `mail-head`, `mail-body`;
+//! - text: `path`, `meta`, `time`, `owners`, `truncated`;
+//! - tables: `fields` (rows `path` / `old` / `new`), `cells` (sheet cells), `week` (a week
+//!   grid; `today` on the clock's day), `diff` inside `<details class="diff-wrap">` (rows
+//!   `hunk`, `add`, `del`, `ctx`; cells `ln` for line numbers and `text`, whose whitespace
+//!   should be kept: `white-space: pre-wrap`);
+//! - pictures: `world-image` (an `<img src="data:...">`).
 
 mod anchor;
 mod calendar;
