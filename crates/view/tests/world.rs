@@ -187,6 +187,19 @@ fn other_services_chat_tracker_sheets_code() {
             .text
             .contains("CI-07 is priced")
     );
+    // Turn 2: a colleague posts a site photo; it is shown from the blob store.
+    let w2 = turn_changes(&trial("build-safety-change-order"), 2);
+    let photo = w2
+        .chat
+        .conversations
+        .iter()
+        .flat_map(|c| &c.messages)
+        .find(|m| m.files == ["IMG_4471.jpg"])
+        .unwrap();
+    assert!(photo.images[0].starts_with("data:image/jpeg;base64,/9j/"));
+    assert!(
+        render_html(&w2).contains("<img class=\"world-image\" src=\"data:image&#x2f;jpeg;base64,")
+    );
     let issues: Vec<_> = w.tracker.groups[0]
         .objects
         .iter()

@@ -29,6 +29,8 @@ pub struct MailItem {
     pub in_reply_to: Option<String>,
     /// `name (type, size bytes)`.
     pub attachments: Vec<String>,
+    /// Attached pictures as `data:` URIs (each at most 2 MB).
+    pub images: Vec<String>,
     pub body: String,
     pub body_truncated: bool,
 }
@@ -86,7 +88,12 @@ fn item(id: &str, m: &Value) -> MailItem {
             .collect(),
         _ => Vec::new(),
     };
+    let images = match mail.get("attachments") {
+        Some(Value::Array(a)) => a.iter().filter_map(picture).collect(),
+        _ => Vec::new(),
+    };
     MailItem {
+        images,
         id: id.to_string(),
         anchor: object_anchor("mail", id),
         owner: text(m, "owner"),
@@ -110,6 +117,20 @@ fn item(id: &str, m: &Value) -> MailItem {
         body,
         body_truncated,
     }
+}
+
+/// An attachment that is a picture (by its bytes), as a `data:` URI.
+fn picture(a: &Value) -> Option<String> {
+    use base64::Engine;
+    let data = a.get("data")?.as_str()?;
+    if data.len() > super::files::MAX_IMAGE_BYTES * 4 / 3 + 4 {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    let mime = super::files::image_mime(&bytes)?;
+    Some(format!("data:{mime};base64,{data}"))
 }
 
 /// Compares two mail states (`services.mail`).
@@ -181,6 +202,13 @@ mod tests {
         assert_eq!(m.from, "U <u@x.test>");
         assert_eq!(m.to, vec!["a@y.test"]);
         assert_eq!(m.attachments, vec!["a.md (text/plain, 3 bytes)"]);
+        assert!(m.images.is_empty());
+        let gif = json!({"filename": "p.gif", "data": "R0lGODlhAQABAAAAACw="});
+        assert_eq!(
+            picture(&gif).as_deref(),
+            Some("data:image/gif;base64,R0lGODlhAQABAAAAACw=")
+        );
+        assert_eq!(picture(&json!({"data": "!!"})), None);
         let changed: Vec<_> = c
             .changed
             .iter()

@@ -215,7 +215,7 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
     let (a, b) = pair("calendar");
     out.calendar = calendar::diff_calendar(a.as_ref(), b.as_ref(), clock);
     let (a, b) = pair("chat");
-    out.chat = services::diff_chat(a.as_ref(), b.as_ref());
+    out.chat = services::diff_chat(trial_dir, a.as_ref(), b.as_ref());
     let (a, b) = pair("kb");
     out.kb = services::diff_kb(a.as_ref(), b.as_ref());
     let (a, b) = pair("sheets");

@@ -1,5 +1,7 @@
 //! Chat, knowledge base, sheets, tracker and code hosting: what changed, object by object.
 
+use std::path::Path;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -50,6 +52,8 @@ pub struct ChatItem {
     pub thread_of: Option<String>,
     /// Names of the files it carries.
     pub files: Vec<String>,
+    /// The pictures among them, as `data:` URIs (read from the blob store, each ≤ 2 MB).
+    pub images: Vec<String>,
 }
 
 /// New messages of one channel or direct conversation.
@@ -87,7 +91,28 @@ fn conversation_title(m: &Value) -> String {
     }
 }
 
-pub(crate) fn diff_chat(old: Option<&Value>, new: Option<&Value>) -> ChatChanges {
+/// A file a service object carries (`{name, size, mime_type, blake3}`), when it is a
+/// picture in the trial's blob store, as a `data:` URI.
+fn stored_picture(trial_dir: &Path, f: &Value) -> Option<String> {
+    use base64::Engine;
+    let hash = f.get("blake3")?.as_str()?;
+    let size = f.get("size").and_then(Value::as_u64).unwrap_or(u64::MAX);
+    if size > super::files::MAX_IMAGE_BYTES as u64 {
+        return None;
+    }
+    let super::load::Blob::Bytes(bytes) = super::load::read_blob(trial_dir, hash) else {
+        return None;
+    };
+    let mime = super::files::image_mime(&bytes)?;
+    (bytes.len() <= super::files::MAX_IMAGE_BYTES).then(|| {
+        format!(
+            "data:{mime};base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&bytes)
+        )
+    })
+}
+
+pub(crate) fn diff_chat(trial_dir: &Path, old: Option<&Value>, new: Option<&Value>) -> ChatChanges {
     let a = by_field(old.and_then(|v| v.get("messages")), "id");
     let b = by_field(new.and_then(|v| v.get("messages")), "id");
     let mut out = ChatChanges::default();
@@ -108,9 +133,14 @@ pub(crate) fn diff_chat(old: Option<&Value>, new: Option<&Value>) -> ChatChanges
                 Some((i, _)) => (full[..i].to_string(), true),
                 None => (full, false),
             };
-            let files = match m.get("files") {
-                Some(Value::Array(f)) => f.iter().map(|f| text(f, "name")).collect(),
-                _ => Vec::new(),
+            let (files, images) = match m.get("files") {
+                Some(Value::Array(f)) => (
+                    f.iter().map(|f| text(f, "name")).collect(),
+                    f.iter()
+                        .filter_map(|f| stored_picture(trial_dir, f))
+                        .collect(),
+                ),
+                _ => (Vec::new(), Vec::new()),
             };
             let item = ChatItem {
                 anchor: object_anchor("chat", &id),
@@ -121,6 +151,7 @@ pub(crate) fn diff_chat(old: Option<&Value>, new: Option<&Value>) -> ChatChanges
                 truncated,
                 thread_of: m.get("thread_of").and_then(Value::as_str).map(String::from),
                 files,
+                images,
             };
             match convs.iter_mut().find(|c| c.title == title) {
                 Some(c) => c.messages.push(item),
@@ -595,7 +626,7 @@ mod tests {
             {"id": "c1", "channel": "ops", "author": "a", "text": "edited", "time": "t0"},
             {"id": "c2", "channel": "ops", "author": "b", "text": "hi", "time": "t1"},
             {"id": "c3", "channel": null, "dm": ["a", "b"], "author": "a", "text": "psst", "time": "t2"}], "next_id": 3});
-        let c = diff_chat(Some(&old), Some(&new));
+        let c = diff_chat(Path::new("/nonexistent"), Some(&old), Some(&new));
         let convs: Vec<_> = c
             .conversations
             .iter()
