@@ -196,6 +196,38 @@ pub fn json_diff(
                 }
             }
         }
+        (Some(Value::Array(a)), Some(Value::Array(b)))
+            if a.iter().chain(b).all(|v| !v.is_object() && !v.is_array()) =>
+        {
+            // A list of plain values (members, labels, names): what left it, what joined it.
+            let name = format!("{path}[]");
+            let mut rest: Vec<&Value> = b.iter().collect();
+            let mut gone = Vec::new();
+            for v in a {
+                match rest.iter().position(|w| *w == v) {
+                    Some(i) => {
+                        rest.remove(i);
+                    }
+                    None => gone.push(v),
+                }
+            }
+            for v in gone {
+                out.push(FieldChange {
+                    path: name.clone(),
+                    old: Some(show(v)),
+                    new: None,
+                    diff: None,
+                });
+            }
+            for v in rest {
+                out.push(FieldChange {
+                    path: name.clone(),
+                    old: None,
+                    new: Some(show(v)),
+                    diff: None,
+                });
+            }
+        }
         (Some(Value::Array(a)), Some(Value::Array(b))) => {
             for i in 0..a.len().max(b.len()) {
                 json_diff(&format!("{path}[{i}]"), a.get(i), b.get(i), skip, out);
@@ -398,8 +430,12 @@ mod tests {
         let mut out = Vec::new();
         json_diff(
             "",
-            Some(&json!({"a": 1, "b": {"c": [1, 2]}, "n": 1})),
-            Some(&json!({"a": 2, "b": {"c": [1]}, "d": "x", "n": 2})),
+            Some(
+                &json!({"a": 1, "b": {"c": [1, 2]}, "n": 1, "s": ["x", "y", "z"], "o": [{"k": 1}]}),
+            ),
+            Some(
+                &json!({"a": 2, "b": {"c": [1]}, "d": "x", "n": 2, "s": ["w", "x", "z"], "o": [{"k": 2}]}),
+            ),
             &["n"],
             &mut out,
         );
@@ -411,8 +447,11 @@ mod tests {
             got,
             vec![
                 ("a", Some("1"), Some("2")),
-                ("b.c[1]", Some("2"), None),
+                ("b.c[]", Some("2"), None),
                 ("d", None, Some("x")),
+                ("o[0].k", Some("1"), Some("2")),
+                ("s[]", Some("y"), None),
+                ("s[]", None, Some("w")),
             ]
         );
     }

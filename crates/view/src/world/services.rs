@@ -609,7 +609,27 @@ pub(crate) fn diff_code(old: Option<&Value>, new: Option<&Value>) -> CodeChanges
         });
     }
     out.groups.retain(|g| !g.objects.is_empty());
-    out.other = rest_diff("code", old, new, &["repos"]);
+    out.other = rest_diff("code", old, new, &["repos", "hosted_files", "hosted_dirs"]);
+    // The hosted repositories' storage (git objects and refs) is what the commits and
+    // branches above show: counted, not listed.
+    let (fa, fb) = (obj(old, "hosted_files"), obj(new, "hosted_files"));
+    let added = fb.keys().filter(|k| !fa.contains_key(*k)).count();
+    let removed = fa.keys().filter(|k| !fb.contains_key(*k)).count();
+    let changed = fb
+        .iter()
+        .filter(|(k, v)| fa.get(*k).is_some_and(|o| o != *v))
+        .count();
+    if added + removed + changed > 0 {
+        out.other.push(FieldChange {
+            path: "code.hosted_files".into(),
+            old: None,
+            new: Some(format!(
+                "git storage of the hosted repositories: {added} files added, {changed} changed, \
+                 {removed} removed"
+            )),
+            diff: None,
+        });
+    }
     out
 }
 
@@ -702,7 +722,11 @@ mod tests {
         let new = json!({"repos": {"r": {"branches": {"main": {"head": "b2", "commits": ["b2", "a1"]}},
             "commits": {"a1": {"message": "init", "time": "t0"}, "b2": {"message": "Merge fix\n\nbody", "time": "t1", "author": "me", "files": ["x.py"]}},
             "merge_requests": [{"iid": 1, "title": "Fix", "state": "merged"}], "issues": [], "wiki": {}}}});
+        let mut new = new;
+        new["hosted_files"] = json!({"r.git/objects/b2": {"size": 1, "hash": "h", "mode": 420}});
         let c = diff_code(Some(&old), Some(&new));
+        assert_eq!(c.other.len(), 1, "{:?}", c.other);
+        assert!(c.other[0].new.as_deref().unwrap().contains("1 files added"));
         assert_eq!(c.commits.len(), 1);
         assert_eq!(
             (c.commits[0].subject.as_str(), c.commits[0].files.clone()),
