@@ -389,6 +389,53 @@ fn feedback_rounds_compare_with_the_stage_before() {
     assert!(!w.calendar.events.is_empty());
 }
 
+#[test]
+fn a_real_feedback_run_has_rounds_in_time_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let task =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/starter/polder-visit-reschedule");
+    let mut c = RunConfig::new(
+        vec![task.display().to_string()],
+        vec!["null".into()],
+        out.clone(),
+    );
+    c.quiet = true;
+    c.retries = 0;
+    c.feedback = bureau_run::FeedbackSettings {
+        rounds: 1,
+        threshold: 0.6,
+    };
+    run(&c).unwrap();
+    let dir = trial_dir(&out, "polder-visit-reschedule", "null", 1);
+    assert_eq!(
+        bureau_view::world::stages(&dir),
+        vec![
+            Stage::Turn(0),
+            Stage::Round(1, 0),
+            Stage::Turn(1),
+            Stage::Round(2, 0),
+            Stage::Turn(2)
+        ]
+    );
+    assert_eq!(turns(&dir), vec![0, 1, 2]);
+    let r = stage_changes(&dir, Stage::Round(2, 0));
+    assert_eq!(
+        (r.base.as_deref(), r.round),
+        (Some("snapshots/turn-1.json"), Some(0))
+    );
+    let t = turn_changes(&dir, 2);
+    assert_eq!(
+        (t.base.as_deref(), t.since),
+        (Some("snapshots/turn-1.json"), Some(1))
+    );
+    let last = stage_changes(&dir, Stage::Round(1, 0));
+    assert_eq!(last.base.as_deref(), Some("snapshots/turn-0.json"));
+    for w in [r, t, last] {
+        assert!(w.problems.is_empty(), "{:?}", w.problems);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
