@@ -5,7 +5,8 @@
 //! - [`turn_changes`]: turn n compared with turn n−1 (turn 1 with `turn-0.json`, the seeded
 //!   world; a run from before Bureau kept it shows turn 1 whole, with a note saying why);
 //!   [`stage_changes`] does the same for a feedback round.
-//! - [`render_html`]: an HTML fragment (one `<section id="world-<service>">` per service).
+//! - [`render_html`]: an HTML fragment (one `<section id="world-<service>">` per service);
+//!   [`render_html_prefixed`] prefixes every id, for several turns on one page.
 //! - [`file_preview`] / [`render_preview_html`]: one deliverable, its text or its picture.
 //! - [`object_anchor`]: the id of a world object's entry, for links from rubric items.
 //!
@@ -48,7 +49,7 @@ pub use diff::{DiffLine, FieldChange, Hunk, ObjectChange, Status, TextDiff};
 pub use files::{FileChange, FileChanges, FileMeta, Preview, Rendering, file_preview};
 pub use load::{Stage, stages};
 pub use mail::{MailChanges, MailItem};
-pub use render::{render_html, render_preview_html};
+pub use render::{render_html, render_html_prefixed, render_preview_html};
 pub use services::{
     CellChange, ChatChanges, ChatItem, CodeChanges, CommitItem, Conversation, Group, ObjectChanges,
     SheetChanges,

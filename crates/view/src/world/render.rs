@@ -49,7 +49,14 @@ fn render(name: &str, ctx: minijinja::Value) -> String {
 /// `<section id="world-<service>">` per service (files, mail, calendar, chat, kb, sheets,
 /// tracker, code; `world-other` when something unmodelled changed).
 pub fn render_html(changes: &WorldChanges) -> String {
-    render("world.html", context! { w => changes })
+    render_html_prefixed(changes, "")
+}
+
+/// [`render_html`] with every id (sections and objects) and in-fragment link prefixed by
+/// `id_prefix` (e.g. `t2-`), so that several turns' fragments can share one page without
+/// duplicate ids; a link to an object of that turn is then `#<id_prefix><object_anchor>`.
+pub fn render_html_prefixed(changes: &WorldChanges, id_prefix: &str) -> String {
+    render("world.html", context! { w => changes, idp => id_prefix })
 }
 
 /// A deliverable's preview as an HTML fragment (`<div class="preview">`).
@@ -75,6 +82,33 @@ mod tests {
         }
         assert!(!html.contains("could not be drawn"), "{html}");
         assert!(!html.contains("world-other"));
+    }
+
+    #[test]
+    fn prefixed_ids_and_links() {
+        let w = WorldChanges {
+            kb: ObjectChanges {
+                groups: vec![crate::world::Group {
+                    title: "Pages".into(),
+                    anchor: "kb-pages".into(),
+                    objects: vec![crate::world::ObjectChange {
+                        kind: "page".into(),
+                        key: "page-1".into(),
+                        anchor: "page-page-1".into(),
+                        title: "Home".into(),
+                        status: crate::world::Status::Added,
+                        fields: vec![],
+                    }],
+                }],
+                other: vec![],
+            },
+            ..Default::default()
+        };
+        let html = render_html_prefixed(&w, "t2-");
+        assert!(html.contains("id=\"t2-world-kb\""), "{html}");
+        assert!(html.contains("id=\"t2-page-page-1\""), "{html}");
+        assert!(!html.contains("id=\"world-"), "{html}");
+        assert!(render_html(&w).contains("id=\"page-page-1\""));
     }
 
     #[test]
