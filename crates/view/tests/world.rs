@@ -454,3 +454,95 @@ proptest! {
         let _ = render_html(&w);
     }
 }
+
+/// Any JSON, with the keys the world view looks for, so that every service's reader meets
+/// values of the wrong type in the right places.
+fn any_json() -> impl Strategy<Value = serde_json::Value> {
+    const KEYS: &[&str] = &[
+        "files",
+        "services",
+        "mail",
+        "messages",
+        "mail",
+        "folder",
+        "attachments",
+        "data",
+        "calendar",
+        "calendars",
+        "start",
+        "end",
+        "status",
+        "chat",
+        "channel",
+        "dm",
+        "kb",
+        "pages",
+        "databases",
+        "rows",
+        "values",
+        "sheets",
+        "spreadsheets",
+        "cells",
+        "formula",
+        "tracker",
+        "projects",
+        "issues",
+        "key",
+        "code",
+        "repos",
+        "commits",
+        "branches",
+        "merge_requests",
+        "wiki",
+        "hosted_files",
+        "hash",
+        "blake3",
+        "size",
+        "now",
+        "dirs",
+        "symlinks",
+        "id",
+        "iid",
+        "name",
+    ];
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        "[a-zA-Z0-9 :./-]{0,30}".prop_map(serde_json::Value::from),
+        Just(serde_json::Value::from("2026-03-12T09:00:00Z")),
+    ];
+    leaf.prop_recursive(5, 200, 8, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+            proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..8).prop_map(
+                |kv| {
+                    serde_json::Value::Object(
+                        kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                    )
+                }
+            ),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn any_json_as_snapshots_never_panics(
+        old in any_json(), new in any_json(), services in any_json(), files in any_json()
+    ) {
+        // Whole random values, and random services and files in a snapshot's shape.
+        let shaped = serde_json::json!({"now": "2026-03-11T09:00:00+01:00", "files": files, "services": services});
+        let (old, new) = if old.is_object() && new.is_object() { (old, shaped) } else { (shaped, new) };
+        let t = tempfile::tempdir().unwrap();
+        let snaps = t.path().join("snapshots");
+        std::fs::create_dir_all(&snaps).unwrap();
+        std::fs::write(snaps.join("turn-0.json"), serde_json::to_vec(&old).unwrap()).unwrap();
+        std::fs::write(snaps.join("turn-1.json"), serde_json::to_vec(&new).unwrap()).unwrap();
+        let w = turn_changes(t.path(), 1);
+        let html = render_html(&w);
+        prop_assert!(!html.contains("could not be drawn"), "{}", html);
+        let _ = file_preview(t.path(), "a");
+    }
+}
