@@ -61,7 +61,7 @@ pub struct Hunk {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffLine {
-    /// `add`, `del` or `ctx`.
+    /// `ins`, `del` or `ctx` (also the CSS class of its row).
     pub kind: &'static str,
     pub old_no: Option<usize>,
     pub new_no: Option<usize>,
@@ -123,7 +123,7 @@ pub fn text_diff(old: &str, new: &str) -> TextDiff {
                 bytes += text.len();
                 hunk.lines.push(DiffLine {
                     kind: match change.tag() {
-                        ChangeTag::Insert => "add",
+                        ChangeTag::Insert => "ins",
                         ChangeTag::Delete => "del",
                         ChangeTag::Equal => "ctx",
                     },
@@ -407,9 +407,9 @@ mod tests {
             vec![
                 ("ctx", Some(1), Some(1), "a"),
                 ("del", Some(2), None, "b"),
-                ("add", None, Some(2), "B"),
+                ("ins", None, Some(2), "B"),
                 ("ctx", Some(3), Some(3), "c"),
-                ("add", None, Some(4), "d"),
+                ("ins", None, Some(4), "d"),
             ]
         );
         assert_eq!(d.hunks[0].header, "@@ -1,3 +1,4 @@");

@@ -25,7 +25,7 @@
 //! - text: `path`, `meta`, `time`, `owners`, `truncated`;
 //! - tables: `fields` (rows `path` / `old` / `new`), `cells` (sheet cells), `week` (a week
 //!   grid; `today` on the clock's day), `diff` inside `<details class="diff-wrap">` (rows
-//!   `hunk`, `add`, `del`, `ctx`; cells `ln` for line numbers and `text`, whose whitespace
+//!   `hunk`, `ins`, `del`, `ctx`; cells `ln` for line numbers and `text`, whose whitespace
 //!   should be kept: `white-space: pre-wrap`);
 //! - pictures: `world-image` (an `<img src="data:...">`).
 
