@@ -10,6 +10,7 @@ use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
 mod media;
+mod submit;
 mod tasks;
 mod view;
 
@@ -107,6 +108,9 @@ enum Command {
     /// Import a public benchmark from a local checkout: `bureau import officebench <checkout>`; `bureau import compare` lists the verdicts two scorings of one run disagree on.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Spread one run over a cluster through its own engine: `bureau submit slurm` (an sbatch job array, one shard per element, and a report job) or `bureau submit k8s` (an Indexed Job manifest). See docs/distributed.md.
+    #[command(subcommand)]
+    Submit(submit::SubmitCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -366,6 +370,7 @@ fn main() -> ExitCode {
         Command::Tasks { targets, .. } => tasks::cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
         Command::Media(cmd) => media::cmd_media(cmd),
+        Command::Submit(cmd) => submit::cmd_submit(cmd),
         Command::Import(ImportCommand::Officebench {
             checkout,
             out,
