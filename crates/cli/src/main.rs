@@ -57,6 +57,12 @@ enum Command {
         #[arg(long, value_name = "DIR", requires = "html")]
         html_out: Option<PathBuf>,
     },
+    /// How far a run is: its trials done, begun and left, per shard (--shard), and whether its summary is final.
+    Status {
+        /// A run directory (the --out of `bureau run`).
+        #[arg(value_name = "RUN_DIR")]
+        run_dir: PathBuf,
+    },
     /// Look at runs in the browser: leaderboard, charts, a task × agent heat map, every trial's timeline, verdicts and world changes. Several run directories are compared side by side. Serves 127.0.0.1 only and prints the URL.
     View {
         /// Run directories (the --out of `bureau run`).
@@ -279,6 +285,9 @@ struct RunArgs {
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
+    /// Run only shard K of N of the run's trials (a deterministic partition balanced by the tasks' cost, the same on every machine): every shard writes into the same --out on shared storage; `bureau report` then writes the summary (docs/distributed.md).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<bureau_run::Shard>,
     /// Trials run at the same time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
@@ -351,6 +360,7 @@ fn main() -> ExitCode {
             Ok(code)
         }),
         Command::View { run_dirs, port } => view::cmd_view(run_dirs, port),
+        Command::Status { run_dir } => view::cmd_status(&run_dir),
         Command::Rescore {
             run_dir,
             tasks,
@@ -550,11 +560,23 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 seed: args.variant_seed,
             }
         }),
+        shard: args.shard,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.
     let outcome = bureau_run::run_with_catalog(&config, bureau_harness::catalog())?;
-    if args.json {
+    if let Some(shard) = args.shard {
+        eprintln!(
+            "shard {shard}: {} of its trial(s) run now, {} already done; when every shard is \
+             done, `bureau report {}` writes the run's summary (`bureau status` shows the shards)",
+            outcome.ran,
+            outcome.skipped,
+            outcome.out.display()
+        );
+    }
+    if args.json && args.shard.is_some() {
+        println!("{}", serde_json::to_string_pretty(&outcome.summary)?);
+    } else if args.json {
         let path = outcome.out.join(bureau_run::rundir::SUMMARY_JSON);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
@@ -778,6 +800,12 @@ fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
     }
     let summary = bureau_run::write_summary(dir)?;
     print!("{}", bureau_report::render_table(&summary));
+    // A run whose shards are still going: say how far it is.
+    if let Ok(status) = bureau_run::status::status(dir)
+        && !status.complete
+    {
+        eprint!("{}", status.render());
+    }
     eprintln!(
         "wrote {}",
         dir.join(bureau_run::rundir::REPORT_MD).display()
