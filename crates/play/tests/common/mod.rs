@@ -173,7 +173,9 @@ pub fn tool_calls(trajectory: &Path) -> Vec<(String, Value)> {
 pub fn shape(html: &str, person: &Person) -> String {
     let mut s = html.replace(&person.token, "TOKEN");
     s = s.replace(&person.port.to_string(), "PORT");
-    s = s.replace(&person.out.display().to_string(), "RUN_DIR");
+    let out = person.out.display().to_string();
+    s = s.replace(&out.replace('/', "&#x2f;"), "RUN_DIR");
+    s = s.replace(&out, "RUN_DIR");
     let style = regex::Regex::new(r"(?s)<style>.*?</style>").unwrap();
     let script = regex::Regex::new(r"(?s)<script>.*?</script>").unwrap();
     let left = regex::Regex::new(r#"data-seconds="\d+">\d+:\d\d<"#).unwrap();
