@@ -155,10 +155,7 @@ fn a_person_completes_the_starter_task_to_strict_success() {
     assert_eq!(report.view.status, "passed");
     assert!(report.view.strict);
     assert_eq!(report.agent, "human:alice");
-    insta::assert_snapshot!(
-        "final_passed",
-        shape(&page, &p)
-    );
+    insta::assert_snapshot!("final_passed", shape(&page, &p));
 
     // A normal run directory: result.json, verdicts.json, summary.json, report.md.
     let dir = p.trial_dir(TASK, "human:alice");
