@@ -298,6 +298,8 @@ async fn tool_page(State(app): State<Arc<App>>, Path(name): Path<String>) -> Res
 async fn status(State(app): State<Arc<App>>) -> Response {
     let s = app.hub.lock();
     let phase = match &s.phase {
+        // "End my day" was pressed: the turn is closing.
+        Phase::Turn if s.end.is_some() => "waiting",
         Phase::Waiting => "waiting",
         Phase::Turn => "turn",
         Phase::Finished => "finished",

@@ -180,3 +180,79 @@ fn every_property_of_every_tool_has_a_field() {
     );
     let _: Value = calls[0].1.clone();
 }
+
+#[test]
+fn calendar_and_chat_pages_show_their_results_over_three_days() {
+    let task = common::repo().join("suites/living/itops-incident-oncall");
+    let mut p = Person::start(&task, "pages");
+    let page = p.get("/calendar");
+    for id in [
+        "cal-day",
+        "cal-week",
+        "cal-prev",
+        "cal-next",
+        "create-form",
+        "slots-form",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    p.post(
+        "/act/calendar_list",
+        &[
+            ("_back", "/calendar"),
+            ("from", "2026-11-16T00:00:00"),
+            ("to", "2026-11-23T00:00:00"),
+        ],
+    );
+    let page = p.get("/calendar");
+    assert!(page.contains("id=\"day-2026-11-20\""));
+    assert!(page.contains("class=\"event\" data-uid=\"rhys-cab-1120@aldermoor.test\""));
+    assert!(page.contains("10:00–11:00 <strong>Change advisory board</strong>"));
+    insta::assert_snapshot!("calendar_week", shape(&page, &p));
+
+    p.post("/act/chat_list_channels", &[("_back", "/chat")]);
+    p.post(
+        "/act/chat_read",
+        &[("_back", "/chat"), ("channel", "it-ops")],
+    );
+    let page = p.get("/chat");
+    assert!(page.contains("class=\"open-channel\" data-channel=\"it-ops\""));
+    assert!(page.contains("id=\"chat-c00001\""));
+    assert!(
+        page.contains("value=\"it-ops\""),
+        "the post form is on the open channel"
+    );
+    insta::assert_snapshot!("chat_channel", shape(&page, &p));
+    p.post(
+        "/act/chat_post",
+        &[
+            ("_back", "/chat"),
+            ("_commas", "to"),
+            ("channel", "it-ops"),
+            ("to", ""),
+            ("text", "Morning all."),
+            ("thread_of", ""),
+            ("files", ""),
+        ],
+    );
+    for turn in [2, 3] {
+        p.post("/end", &[("note", "")]);
+        let s = p.wait_for("turn");
+        assert_eq!(s["turn"], turn);
+        assert_eq!(s["calls"], 0, "calls count per turn");
+    }
+    let (_, report) = p.finish("");
+    assert_eq!(report.view.status, "failed");
+    let calls = tool_calls(
+        &p.trial_dir("itops-incident-oncall", "human:pages")
+            .join("trajectory.jsonl"),
+    );
+    assert_eq!(calls.len(), 4);
+    assert_eq!(
+        calls[3],
+        (
+            "chat_post".to_string(),
+            json!({"channel": "it-ops", "text": "Morning all."})
+        )
+    );
+}
