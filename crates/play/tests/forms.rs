@@ -256,3 +256,27 @@ fn calendar_and_chat_pages_show_their_results_over_three_days() {
         )
     );
 }
+
+#[test]
+fn a_turn_ends_by_itself_when_its_wall_clock_limit_runs_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = all_tools_task(tmp.path());
+    let toml = std::fs::read_to_string(task.join("task.toml")).unwrap();
+    std::fs::write(
+        task.join("task.toml"),
+        toml.replace("wall_seconds = 900", "wall_seconds = 2"),
+    )
+    .unwrap();
+    let mut p = Person::start(&task, "slow");
+    assert_eq!(p.status()["turn"], 1);
+    // Nobody ends the day: turn 2 begins when turn 1's two seconds are over.
+    let s = p.wait_for("turn_2");
+    assert_eq!(s["turn"], 2);
+    // And the last turn ends the same way: the trial is scored without a click.
+    p.wait_for("finished");
+    let (_, report) = p.finish_closed();
+    assert_eq!(report.view.status, "failed");
+    let dir = p.trial_dir("all-tools", "human:slow");
+    assert!(tool_calls(&dir.join("trajectory.jsonl")).is_empty());
+    assert!(dir.join("snapshots/turn-2.json").is_file());
+}
