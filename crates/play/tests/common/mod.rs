@@ -124,7 +124,10 @@ impl Person {
             let r = self.client.get(format!("{}/status", self.base)).send();
             // `turn_<n>`: that turn is open.
             let wanted = |v: &Value| match phase.strip_prefix("turn_") {
-                Some(n) => v["phase"] == "turn" && v["turn"].to_string() == n,
+                Some(n) => {
+                    v["phase"] == "turn"
+                        && v["turn"].as_u64().map(|t| t.to_string()).as_deref() == Some(n)
+                }
                 None => v["phase"] == phase,
             };
             if let Ok(r) = r
