@@ -128,16 +128,16 @@ fn every_property_of_every_tool_has_a_field() {
 
     // Upload: text through files_write; a binary file is refused without a call.
     let boundary = "XBOUNDARYX";
-    let body = |name: &str, bytes: &[u8]| {
+    let body = |back: &str, dir: &str, name: &str, bytes: &[u8]| {
         let mut b = Vec::new();
         b.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"_back\"\r\n\r\n/files\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\nnotes/\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"_back\"\r\n\r\n{back}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\n{dir}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
         );
         b.extend_from_slice(bytes);
         b.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         b
     };
-    let upload = |name: &str, bytes: &[u8]| {
+    let upload_to = |back: &str, dir: &str, name: &str, bytes: &[u8]| {
         let r = p
             .client
             .post(format!("{}/upload", p.base))
@@ -145,11 +145,12 @@ fn every_property_of_every_tool_has_a_field() {
                 "content-type",
                 format!("multipart/form-data; boundary={boundary}"),
             )
-            .body(body(name, bytes))
+            .body(body(back, dir, name, bytes))
             .send()
             .unwrap();
         assert_eq!(r.status(), 303);
     };
+    let upload = |name: &str, bytes: &[u8]| upload_to("/files", "notes/", name, bytes);
     upload("hello.txt", "Hallo, wereld\n".as_bytes());
     upload("blob.bin", &[0xff, 0xfe, 0x00, 0x80]);
     assert!(p.get("/files").contains("is not a text file"));
@@ -158,6 +159,24 @@ fn every_property_of_every_tool_has_a_field() {
         &[("_back", "/files"), ("path", "notes/hello.txt")],
     );
     assert!(p.get("/files").contains("Hallo, wereld"));
+    // Upload to attach, from the inbox: the path is filled in, the mail carries the file.
+    upload_to("/inbox", "uploads/", "agenda.txt", b"1. Budget\n");
+    let inbox = p.get("/inbox");
+    assert!(
+        inbox.contains("id=\"send-attachments\" rows=\"2\">uploads&#x2f;agenda.txt</textarea>"),
+        "{inbox}"
+    );
+    p.post(
+        "/act/mail_send",
+        &[
+            ("_back", "/inbox"),
+            ("_commas", "to,cc,bcc"),
+            ("to", "someone@example.test"),
+            ("subject", "Agenda"),
+            ("body", "Attached."),
+            ("attachments", "uploads/agenda.txt"),
+        ],
+    );
 
     // Turn 2: the end of turn 1 moves the clock; the header shows it.
     p.post("/end", &[("note", "")]);
@@ -167,13 +186,26 @@ fn every_property_of_every_tool_has_a_field() {
     assert!(home.contains("Wednesday 11 March 2026"));
     assert!(home.contains("Finish the task"));
     let (_, report) = p.finish("");
-    assert_eq!(report.view.status, "failed");
+    assert_eq!(
+        report.view.status, "passed",
+        "the mail to someone@example.test"
+    );
     let calls = tool_calls(
         &p.trial_dir("all-tools", "human:forms")
             .join("trajectory.jsonl"),
     );
     let names: Vec<&str> = calls.iter().map(|(t, _)| t.as_str()).collect();
-    assert_eq!(names, ["kb_query", "files_write", "files_read"]);
+    assert_eq!(
+        names,
+        [
+            "kb_query",
+            "files_write",
+            "files_read",
+            "files_write",
+            "mail_send"
+        ]
+    );
+    assert_eq!(calls[4].1["attachments"], json!(["uploads/agenda.txt"]));
     assert_eq!(
         calls[1].1,
         json!({"path": "notes/hello.txt", "content": "Hallo, wereld\n"})
