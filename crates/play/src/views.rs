@@ -205,7 +205,9 @@ fn result(s: &HubState, tool: &str) -> Value {
 pub fn page(s: &HubState, page: &str, tool: Option<&str>) -> Option<BTreeMap<String, Value>> {
     let mut m = BTreeMap::new();
     match page {
-        "home" => {}
+        "home" => {
+            m.insert("history".into(), json!(s.history));
+        }
         "inbox" => {
             for t in [
                 "mail_list",
