@@ -193,10 +193,20 @@ impl Hub {
     }
 
     /// Ask the open turn to end (the person clicked "End my day" / "Finish the task").
-    pub fn end_turn(&self, note: String) -> Result<(), String> {
+    /// `which` (turn, round), when the form says which turn it ends, must be the open one: a
+    /// second click, or a page left open while its turn ran out, never ends the next turn.
+    pub fn end_turn(&self, note: String, which: Option<(u32, u32)>) -> Result<(), String> {
         let mut s = self.lock();
         if s.phase != Phase::Turn {
             return Err("no turn is open".into());
+        }
+        if let (Some((turn, round)), Some(open)) = (which, s.turn.as_ref())
+            && (turn, round) != (open.index, open.round)
+        {
+            return Err(format!(
+                "that page was of turn {turn}, which is over: this is turn {} — nothing was ended",
+                open.index
+            ));
         }
         s.end.get_or_insert(note);
         drop(s);

@@ -179,8 +179,13 @@ fn every_property_of_every_tool_has_a_field() {
     );
 
     // Turn 2: the end of turn 1 moves the clock; the header shows it.
-    p.post("/end", &[("note", "")]);
-    p.wait_for("turn");
+    assert!(p.get("/").contains("name=\"turn\" value=\"1\""));
+    p.post("/end", &[("note", ""), ("turn", "1"), ("round", "0")]);
+    p.wait_for("turn_2");
+    // The same form sent again (a double click) does not end turn 2.
+    p.post("/end", &[("note", ""), ("turn", "1"), ("round", "0")]);
+    assert!(p.get("/").contains("which is over: this is turn 2"));
+    assert_eq!(p.status()["phase"], "turn");
     let home = p.get("/");
     assert!(home.contains("id=\"turn-index\">2<"));
     assert!(home.contains("Wednesday 11 March 2026"));
