@@ -9,6 +9,7 @@ use bureau_core::TaskErrors;
 use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
+mod import;
 mod media;
 mod play;
 mod tasks;
@@ -330,7 +331,7 @@ struct McpArgs {
 }
 
 /// Exit codes: 0 success, 1 failure (offenders, harness or I/O failure), 2 bad input.
-const EXIT_FAILURE: u8 = 1;
+pub(crate) const EXIT_FAILURE: u8 = 1;
 pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
@@ -384,8 +385,8 @@ fn main() -> ExitCode {
             checkout,
             out,
             strict_original,
-        }) => cmd_import_officebench(&checkout, out, strict_original),
-        Command::Import(ImportCommand::Compare { a, b }) => cmd_import_compare(&a, &b),
+        }) => import::cmd_import_officebench(&checkout, out, strict_original),
+        Command::Import(ImportCommand::Compare { a, b }) => import::cmd_import_compare(&a, &b),
         Command::Agents(AgentsCommand::Check {
             agents,
             agents_file,
@@ -679,120 +680,6 @@ fn cmd_validate(
         report.valid_count(),
     );
     Ok(ExitCode::from(EXIT_FAILURE))
-}
-
-/// Exit code of an import that wrote some tasks but skipped or refused others.
-const EXIT_PARTIAL: u8 = 3;
-
-fn cmd_import_officebench(
-    checkout: &Path,
-    out: Option<PathBuf>,
-    strict: bool,
-) -> anyhow::Result<ExitCode> {
-    use bureau_import::officebench::{Mode, Options, import};
-    let mode = if strict { Mode::Strict } else { Mode::Typed };
-    let out = out.unwrap_or_else(|| {
-        PathBuf::from(if strict {
-            "officebench-strict"
-        } else {
-            "officebench"
-        })
-    });
-    let opts = Options {
-        checkout: checkout.to_path_buf(),
-        out: out.clone(),
-        mode,
-    };
-    let summary = match import(&opts) {
-        Ok(s) => s,
-        Err(e @ bureau_import::ImportError::NotTheBenchmark { .. }) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    for p in &summary.refused {
-        eprintln!("error: {p}");
-    }
-    let oracles: Vec<String> = summary
-        .oracles
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect();
-    println!("{}", summary.line());
-    if let Some(line) = summary.media_line() {
-        println!("{line}");
-    }
-    println!(
-        "oracles of the imported tasks: {}; {} finding(s) about the original in {}",
-        if oracles.is_empty() {
-            "none".to_string()
-        } else {
-            oracles.join(", ")
-        },
-        summary.findings.len(),
-        out.join("import.json").display()
-    );
-    println!("wrote {}", out.display());
-    if summary.skipped_count() > 0 || !summary.refused.is_empty() {
-        return Ok(ExitCode::from(EXIT_PARTIAL));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_import_compare(a: &Path, b: &Path) -> anyhow::Result<ExitCode> {
-    for dir in [a, b] {
-        if !dir.join(bureau_run::rundir::TRIALS).is_dir() {
-            bail!(
-                "{} is not a run directory (it has no trials/) — give the --out directory of `bureau run`",
-                dir.display()
-            );
-        }
-    }
-    let c = bureau_run::compare_runs(a, b)?;
-    if !c.diffs.is_empty() {
-        let mut rows = vec![vec![
-            "TASK".to_string(),
-            "AGENT".to_string(),
-            "EPOCH".to_string(),
-            "A".to_string(),
-            "B".to_string(),
-            "ITEMS THAT DIFFER (A → B)".to_string(),
-        ]];
-        for d in &c.diffs {
-            let items: Vec<String> = d
-                .items
-                .iter()
-                .map(|(id, x, y)| format!("{id} ({x} → {y})"))
-                .collect();
-            rows.push(vec![
-                d.task.clone(),
-                d.agent.clone(),
-                d.epoch.to_string(),
-                d.status_a.clone(),
-                d.status_b.clone(),
-                items.join(", "),
-            ]);
-        }
-        print!("{}", table(&rows));
-    }
-    println!(
-        "{} of {} trial(s) differ between {} and {}{}",
-        c.diffs.len(),
-        c.common,
-        a.display(),
-        b.display(),
-        if c.unmatched > 0 {
-            format!("; {} trial(s) are in only one of them", c.unmatched)
-        } else {
-            String::new()
-        }
-    );
-    Ok(if c.diffs.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_FAILURE)
-    })
 }
 
 fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
