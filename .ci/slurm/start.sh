@@ -35,6 +35,7 @@ $SUDO chown munge:munge /etc/munge/munge.key 2>/dev/null || true
 $SUDO chmod 0400 /etc/munge/munge.key
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   say "starting munged"
+  $SUDO mkdir -p "$DIR" && echo munged | $SUDO tee -a "$DIR/started" >/dev/null
   $SUDO munged --force 2>/dev/null || $SUDO munged --force
   for _ in $(seq 1 50); do
     munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break
@@ -88,10 +89,12 @@ $SUDO ln -sfn "$DIR/slurm.conf" /etc/slurm/slurm.conf
 alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 if ! alive "$DIR/slurmctld.pid"; then
   say "starting slurmctld"
+  echo slurmctld | $SUDO tee -a "$DIR/started" >/dev/null
   $SUDO slurmctld
 fi
 if ! alive "$DIR/slurmd.pid"; then
   say "starting slurmd"
+  echo slurmd | $SUDO tee -a "$DIR/started" >/dev/null
   $SUDO slurmd
 fi
 

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Stops what .ci/slurm/start.sh started: slurmd, slurmctld (by their pid files) and munged.
+# Stops what .ci/slurm/start.sh started (listed in $DIR/started): slurmd and slurmctld by
+# their pid files, munged by its own. Daemons it found already running are left alone.
 set -uo pipefail
 DIR="${BUREAU_SLURM_DIR:-/tmp/bureau-slurm}"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
-for name in slurmd slurmctld; do
-  pidfile="$DIR/$name.pid"
+started() { [ -f "$DIR/started" ] && grep -qx "$1" "$DIR/started"; }
+stop_pidfile() {
+  local pidfile="$1"
   if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
     $SUDO kill "$(cat "$pidfile")"
     for _ in $(seq 1 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
   fi
-done
-for pidfile in /run/munge/munged.pid /var/run/munge/munged.pid; do
-  if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-    $SUDO kill "$(cat "$pidfile")"
-    break
-  fi
-done
+}
+started slurmd && stop_pidfile "$DIR/slurmd.pid"
+started slurmctld && stop_pidfile "$DIR/slurmctld.pid"
+if started munged; then
+  for pidfile in /run/munge/munged.pid /var/run/munge/munged.pid; do
+    [ -s "$pidfile" ] && { stop_pidfile "$pidfile"; break; }
+  done
+fi
+$SUDO rm -f "$DIR/started"
 exit 0
