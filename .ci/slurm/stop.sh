@@ -7,10 +7,12 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 started() { [ -f "$DIR/started" ] && grep -qx "$1" "$DIR/started"; }
 stop_pidfile() {
-  local pidfile="$1"
-  if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-    $SUDO kill "$(cat "$pidfile")"
-    for _ in $(seq 1 50); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
+  local pid
+  pid="$(cat "$1" 2>/dev/null || true)"
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    $SUDO kill "$pid"
+    # Wait (bounded) until it is gone, so a following start finds its port free.
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
 }
 started slurmd && stop_pidfile "$DIR/slurmd.pid"
