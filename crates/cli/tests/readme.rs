@@ -75,6 +75,7 @@ fn every_readme_command_without_a_model_works_from_a_fresh_path() {
         "validate suites",
         "report runs/demo",
         "report runs/demo --html",
+        "status runs/demo",
         "rescore runs/demo",
         "gen workspace --persona researcher --files 11020 --seed 1 --out ws",
     ] {
@@ -111,5 +112,6 @@ fn every_readme_command_without_a_model_works_from_a_fresh_path() {
     }
     assert!(clone.join("runs/demo/summary.json").is_file());
     assert!(clone.join("runs/demo/html/index.html").is_file());
+    assert!(clone.join("runs/cluster/slurm/shards.sbatch").is_file());
     assert!(clone.join("ws/.bureau/manifest.json").is_file());
 }

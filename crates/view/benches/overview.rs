@@ -1,6 +1,7 @@
 //! The overview of a 1,000-trial run (20 tasks × 5 agents × 10 epochs, 10 verdicts each):
 //! reading the run directory and rendering the page, as `bureau view` does on every visit.
-//! `cargo bench -p bureau-view --bench overview`.
+//! `cargo bench -p bureau-view --bench overview`. `bureau_report` is the same run through
+//! `bureau report` (summary.json and report.md), the figure to compare with.
 
 use std::path::Path;
 
@@ -84,6 +85,10 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("load_and_render", |b| {
         b.iter(|| bureau_view::pages::overview(&[bureau_view::load::load_run(&run)]))
+    });
+    // The same run through `bureau report` (summary.json and report.md), for comparison.
+    g.bench_function("bureau_report", |b| {
+        b.iter(|| bureau_run::write_summary(&run).map(|s| s.trials))
     });
     g.finish();
 }
