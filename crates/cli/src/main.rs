@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod media;
 mod tasks;
+mod view;
 
 /// Bureau: a workplace simulator and evaluation harness for AI coworker agents.
 #[derive(Debug, Parser)]
@@ -49,6 +50,21 @@ enum Command {
         /// A run directory (the --out of `bureau run`).
         #[arg(value_name = "RUN_DIR")]
         run_dir: PathBuf,
+        /// Also write the viewer's pages as self-contained HTML files (every style, chart and picture inline; nothing fetched) into <RUN_DIR>/html, or --html-out.
+        #[arg(long)]
+        html: bool,
+        /// Where --html writes (index.html and one page per trial).
+        #[arg(long, value_name = "DIR", requires = "html")]
+        html_out: Option<PathBuf>,
+    },
+    /// Look at runs in the browser: leaderboard, charts, a task × agent heat map, every trial's timeline, verdicts and world changes. Several run directories are compared side by side. Serves 127.0.0.1 only and prints the URL.
+    View {
+        /// Run directories (the --out of `bureau run`).
+        #[arg(required = true, value_name = "RUN_DIR")]
+        run_dirs: Vec<PathBuf>,
+        /// The port [default: a free one].
+        #[arg(long, value_name = "PORT")]
+        port: Option<u16>,
     },
     /// Recompute every verdict of a finished run from its stored snapshots and trajectories, without re-running agents.
     Rescore {
@@ -324,7 +340,17 @@ fn main() -> ExitCode {
                 mutations,
             },
         ),
-        Command::Report { run_dir } => cmd_report(&run_dir),
+        Command::Report {
+            run_dir,
+            html,
+            html_out,
+        } => cmd_report(&run_dir).and_then(|code| {
+            if html {
+                view::write_html(&run_dir, html_out)?;
+            }
+            Ok(code)
+        }),
+        Command::View { run_dirs, port } => view::cmd_view(run_dirs, port),
         Command::Rescore {
             run_dir,
             tasks,

@@ -1,0 +1,38 @@
+//! `bureau view` and `bureau report --html`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+/// Serve the viewer over `dirs` until interrupted.
+pub fn cmd_view(dirs: Vec<PathBuf>, port: Option<u16>) -> anyhow::Result<ExitCode> {
+    for d in &dirs {
+        if !d.is_dir() {
+            bail!(
+                "{} is not a directory — give run directories (the --out of `bureau run`)",
+                d.display()
+            );
+        }
+    }
+    bureau_view::serve::serve_blocking(dirs, port.unwrap_or(0), |url| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "Bureau viewer: {url}");
+        let _ = out.flush();
+        eprintln!("serving on 127.0.0.1 only; Ctrl-C stops it");
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write the static HTML report of `dir` into `out` (default `<dir>/html`).
+pub fn write_html(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let out = out.unwrap_or_else(|| dir.join("html"));
+    let written = bureau_view::export_html(&[dir.to_path_buf()], &out)?;
+    eprintln!(
+        "wrote {} and {} trial page(s) — self-contained, open it from disk",
+        written.index.display(),
+        written.trials
+    );
+    Ok(())
+}

@@ -1,0 +1,376 @@
+//! The trial page: the verdicts beside their evidence, the timeline turn by turn, and what
+//! each turn changed in the world.
+
+use std::path::Path;
+
+use minijinja::context;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::load::{MAX_JSON_BYTES, Problem, RunData, read_regular};
+use crate::pages::{CSS, JS, generator, render};
+use crate::timeline::{TurnView, timeline};
+
+/// At most this many steps are linked as one verdict's evidence.
+const MAX_EVIDENCE: usize = 12;
+
+#[derive(Debug, Serialize)]
+struct EvidenceLink {
+    id: String,
+    label: String,
+}
+
+#[derive(Debug, Serialize)]
+struct VerdictView {
+    id: String,
+    description: String,
+    source: Vec<String>,
+    turn: String,
+    weight: String,
+    kind: String,
+    red_line: bool,
+    status: String,
+    detail: String,
+    judge: String,
+    evidence: Vec<String>,
+    evidence_links: Vec<EvidenceLink>,
+}
+
+#[derive(Debug, Serialize)]
+struct WorldView {
+    turn: u32,
+    since: String,
+    html: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Deliverable {
+    path: String,
+    size: String,
+    anchor: String,
+}
+
+fn str_of(v: &Value, k: &str) -> String {
+    match v.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// What a verdict concerns, as strings to look for in steps: the `backticked` parts of its
+/// detail, e-mail addresses in it, and the paths or ids its sources name.
+fn needles(detail: &str, sources: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = detail;
+    while let Some(start) = rest.find('`') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('`') else { break };
+        let s = after[..end].trim();
+        if s.len() >= 3 {
+            out.push(s.to_string());
+        }
+        rest = &after[end + 1..];
+    }
+    for word in detail.split(|c: char| c.is_whitespace() || ",;()<>\"'".contains(c)) {
+        if word.contains('@') && word.contains('.') && word.len() >= 5 {
+            out.push(word.trim_end_matches('.').to_string());
+        }
+    }
+    for s in sources {
+        if let Some((kind, what)) = s.split_once(':')
+            && matches!(
+                kind,
+                "file" | "sheet" | "kb" | "repo" | "calendar" | "tracker"
+            )
+            && what.len() >= 3
+        {
+            out.push(what.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn verdict_views(verdicts: &[Value], turns: &[TurnView]) -> Vec<VerdictView> {
+    verdicts
+        .iter()
+        .map(|v| {
+            let sources: Vec<String> = v
+                .get("source")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let detail = str_of(v, "detail");
+            let turn = str_of(v, "turn");
+            let wanted = needles(&detail, &sources);
+            let turn_n: Option<u32> = turn.parse().ok();
+            let mut evidence = Vec::new();
+            let mut links = Vec::new();
+            if !wanted.is_empty() {
+                for t in turns.iter().filter(|t| turn_n.is_none_or(|n| t.n <= n)) {
+                    for s in &t.steps {
+                        if s.haystack.is_empty() {
+                            continue;
+                        }
+                        if let Some(w) = wanted.iter().find(|w| s.haystack.contains(w.as_str())) {
+                            evidence.push(s.id.clone());
+                            links.push(EvidenceLink {
+                                id: s.id.clone(),
+                                label: format!("turn {} · {} · {}", t.n, s.label, w),
+                            });
+                        }
+                    }
+                }
+            }
+            // The latest steps are the likeliest evidence (the write, the send).
+            if evidence.len() > MAX_EVIDENCE {
+                let skip = evidence.len() - MAX_EVIDENCE;
+                evidence.drain(..skip);
+                links.drain(..skip);
+            }
+            for w in wanted.iter().filter(|w| !w.contains('@')) {
+                let anchor = crate::world::object_anchor("file", w);
+                evidence.push(anchor.clone());
+                links.push(EvidenceLink {
+                    id: anchor,
+                    label: format!("world: {w}"),
+                });
+            }
+            let judge = v
+                .get("judge")
+                .filter(|j| !j.is_null())
+                .map(|j| serde_json::to_string_pretty(j).unwrap_or_default())
+                .unwrap_or_default();
+            VerdictView {
+                id: str_of(v, "id"),
+                description: str_of(v, "description"),
+                source: sources,
+                turn,
+                weight: str_of(v, "weight"),
+                kind: str_of(v, "kind"),
+                red_line: v.get("red_line").and_then(Value::as_bool).unwrap_or(false),
+                status: str_of(v, "status"),
+                detail,
+                judge,
+                evidence,
+                evidence_links: links,
+            }
+        })
+        .collect()
+}
+
+fn size(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} MB", n as f64 / 1e6)
+    } else if n >= 1_000 {
+        format!("{:.1} KB", n as f64 / 1e3)
+    } else {
+        format!("{n} B")
+    }
+}
+
+/// Files under `dir` (regular files only, sorted), relative.
+fn files_under(dir: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_file() {
+                let rel = e
+                    .path()
+                    .strip_prefix(dir)
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push((rel, len));
+            }
+        }
+        if out.len() > 10_000 {
+            break;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The trial page for the trial `key` (`task/agent-dir/epoch`) of `run`; `root` is the
+/// relative path back to the site root (`../../../../`).
+pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
+    let row = run.trial(key)?;
+    let dir = run.dir.join("trials").join(key);
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut turns = timeline(&dir, &mut problems);
+
+    let result: Option<Value> = read_regular(&dir.join("result.json"), MAX_JSON_BYTES)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let verdicts: Vec<Value> = match read_regular(&dir.join("verdicts.json"), MAX_JSON_BYTES) {
+        Ok(b) => match serde_json::from_slice::<Vec<Value>>(&b) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(Problem {
+                    path: "verdicts.json".into(),
+                    message: format!("not readable: {e}"),
+                });
+                Vec::new()
+            }
+        },
+        Err(e) => {
+            if dir.join("verdicts.json").exists() {
+                problems.push(Problem {
+                    path: "verdicts.json".into(),
+                    message: e,
+                });
+            }
+            Vec::new()
+        }
+    };
+    if result.is_none() {
+        problems.push(Problem {
+            path: "result.json".into(),
+            message: if dir.join("result.json").exists() {
+                "not readable: the score and status are unknown".into()
+            } else {
+                "missing: the trial is running or was stopped; what was written so far is shown"
+                    .into()
+            },
+        });
+    }
+    if let Some(per_turn) = result
+        .as_ref()
+        .and_then(|r| r.get("score"))
+        .and_then(|s| s.get("per_turn"))
+    {
+        for t in &mut turns {
+            t.score = per_turn.get(t.n.to_string()).and_then(Value::as_f64);
+        }
+    }
+    let mut facts = Vec::new();
+    let mut title = row.task.clone();
+    let mut error = String::new();
+    if let Some(r) = &result {
+        if let Some(task) = r.get("task") {
+            let t = str_of(task, "title");
+            if !t.is_empty() {
+                title = t;
+            }
+            for (k, label) in [
+                ("persona", "persona"),
+                ("category", "category"),
+                ("difficulty", "difficulty"),
+            ] {
+                let v = str_of(task, k);
+                if !v.is_empty() {
+                    facts.push(format!("{label} {v}"));
+                }
+            }
+            if let Some(variant) = task.get("variant").filter(|v| !v.is_null()) {
+                facts.push(format!(
+                    "variant {} of {} (seed {})",
+                    str_of(variant, "index"),
+                    str_of(variant, "base"),
+                    str_of(variant, "seed")
+                ));
+            }
+        }
+        if let Some(a) = r.get("attempts").and_then(Value::as_array)
+            && a.len() > 1
+        {
+            facts.push(format!("{} attempts (earlier ones errored)", a.len()));
+        }
+        if let Some(limits) = r
+            .get("usage")
+            .and_then(|u| u.get("limits_hit"))
+            .and_then(Value::as_array)
+            && !limits.is_empty()
+        {
+            let l: Vec<String> = limits
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect();
+            facts.push(format!("limits hit: {}", l.join(", ")));
+        }
+        error = str_of(r, "error");
+    }
+    let verdicts = verdict_views(&verdicts, &turns);
+
+    let mut worlds = Vec::new();
+    for n in crate::world::turns(&dir).into_iter().filter(|n| *n > 0) {
+        let changes = crate::world::turn_changes(&dir, n);
+        let since = changes_since(&changes, n);
+        worlds.push(WorldView {
+            turn: n,
+            since,
+            html: crate::world::render_html(&changes),
+        });
+    }
+    let deliverables: Vec<Deliverable> = files_under(&dir.join("deliverables"))
+        .into_iter()
+        .map(|(path, len)| Deliverable {
+            anchor: crate::world::object_anchor("file", &path),
+            path,
+            size: size(len),
+        })
+        .collect();
+
+    Some(render(
+        "trial.html",
+        context! {
+            css => CSS, js => JS, root => root, generator => generator(),
+            run_label => run.label.clone(),
+            t => row,
+            title => title,
+            facts => facts,
+            error => error,
+            problems => problems,
+            verdicts => verdicts,
+            turns => turns,
+            worlds => worlds,
+            deliverables => deliverables,
+        },
+    ))
+}
+
+fn changes_since(changes: &crate::world::WorldChanges, n: u32) -> String {
+    match changes.since {
+        Some(0) => "the seeded world".into(),
+        Some(p) => format!("turn {p}"),
+        None if n == 1 => "nothing: this run kept no snapshot of the seeded world".into(),
+        None => format!("nothing: the snapshot before turn {n} is missing"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needles_come_from_backticks_addresses_and_sources() {
+        let n = needles(
+            "`visits/agenda.md` contains 'J3'; sent to anouk@polder.test.",
+            &["file:engineering/points.md".into(), "mail:01.eml".into()],
+        );
+        assert_eq!(
+            n,
+            [
+                "anouk@polder.test",
+                "engineering/points.md",
+                "visits/agenda.md"
+            ]
+        );
+    }
+}
