@@ -8,6 +8,9 @@
 #[allow(dead_code)]
 mod support;
 
+#[path = "browser/view.rs"]
+mod view;
+
 use std::collections::BTreeMap;
 
 use support::Chrome;

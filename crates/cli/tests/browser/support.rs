@@ -209,6 +209,15 @@ impl Page {
             .with_context(|| format!("waiting for {url} to load"))
     }
 
+    /// Waits until the current document's `readyState` is `complete`.
+    pub fn wait_loaded(&self) -> Result<()> {
+        self.wait_value(
+            "the page to load",
+            "document.readyState === 'complete' || null",
+        )
+        .map(|_| ())
+    }
+
     /// Harvests the current document's records and marks it, so that `wait_new_document`
     /// can tell it from the next.
     fn mark_document(&self) -> Result<()> {
@@ -605,6 +614,22 @@ impl Server {
             .map(|i| after_scheme + i)
             .unwrap_or(self.url.len());
         self.url[..end].to_string()
+    }
+}
+
+impl Server {
+    /// Waits (at most `limit`) for the server to exit by itself.
+    pub fn wait_exit(&mut self, limit: Duration) -> Result<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Ok(status);
+            }
+            if Instant::now() > deadline {
+                bail!("bureau did not exit within {limit:?}");
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
