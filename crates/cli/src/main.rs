@@ -10,6 +10,7 @@ use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
 mod media;
+mod play;
 mod tasks;
 mod view;
 
@@ -81,6 +82,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         agents_file: Option<PathBuf>,
     },
+    /// Play a task yourself in the browser (127.0.0.1, session token): recorded as a trial of agent human:<name>, the human baseline (docs/play.md).
+    Play(play::PlayArgs),
     /// Serve an office over MCP on stdio: play a task by hand (--task), or bridge to a running trial's endpoint (--trial).
     Mcp(McpArgs),
     /// List tasks: id, difficulty, category, turns, rubric items, apps.
@@ -319,7 +322,7 @@ struct McpArgs {
 
 /// Exit codes: 0 success, 1 failure (offenders, harness or I/O failure), 2 bad input.
 const EXIT_FAILURE: u8 = 1;
-const EXIT_BAD_INPUT: u8 = 2;
+pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -358,6 +361,7 @@ fn main() -> ExitCode {
             agents_file,
         } => cmd_rescore(&run_dir, tasks, judge, agents_file),
         Command::Mcp(args) => cmd_mcp(args),
+        Command::Play(args) => play::cmd_play(args),
         Command::Tasks {
             targets,
             variant: Some(seed),
@@ -474,7 +478,7 @@ const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 /// process group and cgroup is killed, private directories are removed, the attempts in
 /// progress are recorded as interrupted and the process exits with 128 + the signal. A second
 /// signal, or a run still busy after [`INTERRUPT_GRACE`], exits at once.
-fn stop_cleanly_on_signals() {
+pub(crate) fn stop_cleanly_on_signals() {
     extern "C" fn on_signal(signal: libc::c_int) {
         if bureau_core::interrupt::requested().is_some() {
             // SAFETY: `_exit` is async-signal-safe.
