@@ -4,10 +4,10 @@
 //! how to install it.
 
 #[path = "browser/support.rs"]
-// Not every helper is used by every test yet.
-#[allow(dead_code)]
 mod support;
 
+#[path = "browser/play.rs"]
+mod play;
 #[path = "browser/view.rs"]
 mod view;
 

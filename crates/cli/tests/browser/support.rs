@@ -251,12 +251,22 @@ impl Page {
 
     /// Waits until a document without the mark has loaded (`readyState` is `complete`).
     /// The browser's lifecycle events are not relied on (see the module's note on events).
+    /// A new document answered with an HTTP error is an error, with the page's text.
     fn wait_new_document(&self) -> Result<()> {
-        self.wait_value(
+        let status = self.wait_value(
             "the next page to load",
-            "(window.__bureauOld !== true && document.readyState === 'complete') || null",
-        )
-        .map(|_| ())
+            "(window.__bureauOld !== true && document.readyState === 'complete') \
+             ? ((performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0) : null",
+        )?;
+        if status.as_u64().is_some_and(|s| s >= 400) {
+            let text = self.eval("document.body ? document.body.innerText.slice(0, 500) : ''")?;
+            bail!(
+                "{} answered HTTP {status}: {}",
+                self.url().unwrap_or_default(),
+                text.as_str().unwrap_or_default()
+            );
+        }
+        Ok(())
     }
 
     /// Polls `ready` until it says yes, for at most `WAIT`. Errors while polling (a page that
@@ -423,26 +433,6 @@ impl Page {
         Ok(())
     }
 
-    /// Chooses `value` in the `<select>` matching `selector`, as a user's choice would
-    /// (`input` and `change` events).
-    pub fn select(&self, selector: &str, value: &str) -> Result<()> {
-        let done = self.wait_value(
-            &format!("`{selector}` to choose {value:?}"),
-            &format!(
-                "(() => {{ const s = document.querySelector({}); if (!s) return null; \
-                 if (![...s.options].some(o => o.value === {v})) return false; \
-                 s.value = {v}; s.dispatchEvent(new Event('input', {{bubbles: true}})); \
-                 s.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()",
-                js(selector),
-                v = js(value)
-            ),
-        )?;
-        if done != serde_json::json!(true) {
-            bail!("`{selector}` has no option {value:?}");
-        }
-        Ok(())
-    }
-
     /// The visible text of the first element matching `selector` (waiting for it).
     pub fn text(&self, selector: &str) -> Result<String> {
         let value = self.wait_value(
@@ -456,15 +446,6 @@ impl Page {
             .as_str()
             .map(str::to_string)
             .ok_or_else(|| anyhow!("the text of `{selector}` is {value}"))
-    }
-
-    /// The visible texts of every element matching `selector`.
-    pub fn texts(&self, selector: &str) -> Result<Vec<String>> {
-        let value = self.eval_json(&format!(
-            "[...document.querySelectorAll({})].map(e => e.innerText)",
-            js(selector)
-        ))?;
-        serde_json::from_value(value).context("reading texts")
     }
 
     /// An attribute of every element matching `selector` (absent attributes are skipped);
@@ -495,16 +476,6 @@ impl Page {
             self.url().unwrap_or_default(),
             problems.join("\n  ")
         );
-    }
-
-    /// Forgets the problems and requests recorded so far.
-    pub fn reset_records(&self) {
-        if let Ok(mut p) = self.problems.lock() {
-            p.clear();
-        }
-        if let Ok(mut r) = self.requests.lock() {
-            r.clear();
-        }
     }
 
     /// Every URL the page requested so far, in order.
