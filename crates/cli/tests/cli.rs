@@ -545,6 +545,7 @@ fn help_texts() {
         ("help_report", vec!["report", "--help"]),
         ("help_tasks", vec!["tasks", "--help"]),
         ("help_mcp", vec!["mcp", "--help"]),
+        ("help_play", vec!["play", "--help"]),
         ("help_view", vec!["view", "--help"]),
     ] {
         let o = run_ok(bureau().args(&args));

@@ -143,6 +143,7 @@ pub fn args_from_form(schema: &Value, pairs: &[(String, String)]) -> Result<Valu
         }
     }
     let mut args = Map::new();
+    let mut missing: Vec<String> = Vec::new();
     for field in &fields {
         let values: Vec<&str> = pairs
             .iter()
@@ -154,14 +155,17 @@ pub fn args_from_form(schema: &Value, pairs: &[(String, String)]) -> Result<Valu
             Some(v) => {
                 args.insert(field.name.clone(), v);
             }
-            None if field.required => {
-                return Err(FormError(format!(
-                    "`{}` is required — fill it in (nothing was called)",
-                    field.name
-                )));
-            }
+            None if field.required => missing.push(format!("`{}`", field.name)),
             None => {}
         }
+    }
+    if !missing.is_empty() {
+        return Err(FormError(format!(
+            "{} {} required — fill {} in (nothing was called)",
+            missing.join(", "),
+            if missing.len() == 1 { "is" } else { "are" },
+            if missing.len() == 1 { "it" } else { "them" },
+        )));
     }
     Ok(Value::Object(args))
 }

@@ -259,6 +259,11 @@ fn page(app: &App, name: &str, tool: Option<&str>) -> Response {
             "final.html"
         }
         Phase::Waiting | Phase::Failed(_) => "waiting.html",
+        // "End my day" was pressed: the run loop is closing the turn.
+        Phase::Turn if s.end.is_some() => {
+            ctx.insert("phase".into(), json!("waiting"));
+            "waiting.html"
+        }
         Phase::Turn => {
             let Some(extra) = views::page(&s, name, tool) else {
                 return (StatusCode::NOT_FOUND, "404: no such page or tool\n").into_response();
