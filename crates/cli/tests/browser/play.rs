@@ -1,6 +1,7 @@
 //! `bureau play` in a browser: a scripted person does `suites/starter/customer-spec-answer`
 //! by clicking and typing what the task's solution does, and reaches strict success; another
-//! finishes at once and fails; a request without the session token gets 401.
+//! finishes at once and fails; a request without the session token gets 401. The human's
+//! trial then shows in `bureau view` like an agent's.
 //!
 //! Element ids are those of the play templates (crates/play/templates: `#nav-inbox`,
 //! `#mail-list`, `#open-<id>`, `#files-list`, `button.open-file[data-path]`, `#send-*`,
@@ -15,6 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::{Chrome, Page, Server};
+use crate::view;
 
 const TASK: &str = "suites/starter/customer-spec-answer";
 
@@ -222,6 +224,28 @@ fn play_human_reaches_strict_success() {
     assert_eq!(result["status"], "passed", "result.json: {result:#}");
     assert_eq!(result["score"]["strict"], true, "result.json: {result:#}");
     assert_eq!(result["agent"], "human:tester", "result.json: {result:#}");
+
+    // The human baseline is an ordinary trial: `bureau view` shows it like an agent's.
+    let viewer = view::view(&[&out]);
+    page.goto(&viewer.url).expect("the viewer's overview");
+    page.wait_for("a.heat-cell").expect("the heat map");
+    page.screenshot("8-view-overview").expect("screenshot");
+    page.click_to_navigate("a.heat-cell")
+        .expect("the human's trial");
+    let title = page.eval("document.title").expect("the title");
+    assert!(
+        title.as_str().is_some_and(|t| t.contains("human:tester")),
+        "the trial page is the human's: {title}"
+    );
+    let trials = view::trials(&out);
+    assert_eq!(trials.len(), 1, "one trial: {trials:?}");
+    assert_eq!(
+        view::trial_page(&page),
+        view::trial_files(&trials[0].2),
+        "the viewer shows the human's verdicts and every call"
+    );
+    page.screenshot("9-view-trial").expect("screenshot");
+    page.assert_clean("the viewer's pages of the human trial");
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn run_b(tmp: &Path) -> PathBuf {
     out
 }
 
-fn view(runs: &[&Path]) -> Server {
+pub fn view(runs: &[&Path]) -> Server {
     let mut args = vec![OsStr::new("view")];
     args.extend(runs.iter().map(|r| r.as_os_str()));
     Server::start(&args, "Bureau viewer: ").expect("bureau view starts and prints its URL")
@@ -77,7 +77,7 @@ fn read_json(path: &Path) -> Value {
 }
 
 /// Every trial directory of a run (those holding a result.json): (task, agent, trial dir).
-fn trials(run: &Path) -> Vec<(String, String, PathBuf)> {
+pub fn trials(run: &Path) -> Vec<(String, String, PathBuf)> {
     let mut out = Vec::new();
     for task in std::fs::read_dir(run.join("trials"))
         .expect("the trials")
@@ -108,7 +108,7 @@ fn trials(run: &Path) -> Vec<(String, String, PathBuf)> {
 
 /// What a trial page shows, read in one call: the verdict rows (id, status) and the number
 /// of tool-call steps in the timeline.
-fn trial_page(page: &Page) -> (Vec<(String, String)>, usize) {
+pub fn trial_page(page: &Page) -> (Vec<(String, String)>, usize) {
     let seen = page
         .eval_json(
             "({ verdicts: [...document.querySelectorAll('#verdicts ~ table tr.verdict, table.verdicts tr.verdict')]
@@ -129,7 +129,7 @@ fn trial_page(page: &Page) -> (Vec<(String, String)>, usize) {
 }
 
 /// What a trial's files say the page must show: its verdicts (id, status) and tool calls.
-fn trial_files(dir: &Path) -> (Vec<(String, String)>, usize) {
+pub fn trial_files(dir: &Path) -> (Vec<(String, String)>, usize) {
     let verdicts = read_json(&dir.join("verdicts.json"));
     let mut expected: Vec<(String, String)> = verdicts
         .as_array()
