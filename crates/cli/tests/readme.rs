@@ -74,6 +74,7 @@ fn every_readme_command_without_a_model_works_from_a_fresh_path() {
         "run suites/evidence --agent oracle",
         "validate suites",
         "report runs/demo",
+        "report runs/demo --html",
         "rescore runs/demo",
         "gen workspace --persona researcher --files 11020 --seed 1 --out ws",
     ] {
@@ -109,5 +110,6 @@ fn every_readme_command_without_a_model_works_from_a_fresh_path() {
         }
     }
     assert!(clone.join("runs/demo/summary.json").is_file());
+    assert!(clone.join("runs/demo/html/index.html").is_file());
     assert!(clone.join("ws/.bureau/manifest.json").is_file());
 }

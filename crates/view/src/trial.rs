@@ -34,11 +34,15 @@ struct VerdictView {
     judge: String,
     evidence: Vec<String>,
     evidence_links: Vec<EvidenceLink>,
+    /// World objects the item names (anchor, name), linked once the world views are drawn.
+    #[serde(skip)]
+    world_targets: Vec<(String, String)>,
 }
 
 #[derive(Debug, Serialize)]
 struct WorldView {
-    turn: u32,
+    id: String,
+    label: String,
     since: String,
     html: String,
 }
@@ -48,6 +52,7 @@ struct Deliverable {
     path: String,
     size: String,
     anchor: String,
+    html: String,
 }
 
 fn str_of(v: &Value, k: &str) -> String {
@@ -135,14 +140,11 @@ fn verdict_views(verdicts: &[Value], turns: &[TurnView]) -> Vec<VerdictView> {
                 evidence.drain(..skip);
                 links.drain(..skip);
             }
-            for w in wanted.iter().filter(|w| !w.contains('@')) {
-                let anchor = crate::world::object_anchor("file", w);
-                evidence.push(anchor.clone());
-                links.push(EvidenceLink {
-                    id: anchor,
-                    label: format!("world: {w}"),
-                });
-            }
+            let world_targets = wanted
+                .iter()
+                .filter(|w| !w.contains('@'))
+                .map(|w| (crate::world::object_anchor("file", w), w.clone()))
+                .collect();
             let judge = v
                 .get("judge")
                 .filter(|j| !j.is_null())
@@ -161,6 +163,7 @@ fn verdict_views(verdicts: &[Value], turns: &[TurnView]) -> Vec<VerdictView> {
                 judge,
                 evidence,
                 evidence_links: links,
+                world_targets,
             }
         })
         .collect()
@@ -306,26 +309,73 @@ pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
         }
         error = str_of(r, "error");
     }
-    let verdicts = verdict_views(&verdicts, &turns);
+    let mut verdicts = verdict_views(&verdicts, &turns);
 
     let mut worlds = Vec::new();
-    for n in crate::world::turns(&dir).into_iter().filter(|n| *n > 0) {
-        let changes = crate::world::turn_changes(&dir, n);
-        let since = changes_since(&changes, n);
+    for stage in crate::world::stages(&dir) {
+        let (changes, prefix, label) = match stage {
+            crate::world::Stage::Turn(0) => continue,
+            crate::world::Stage::Turn(n) => (
+                crate::world::turn_changes(&dir, n),
+                format!("t{n}-"),
+                format!("turn {n}"),
+            ),
+            crate::world::Stage::Round(n, r) => (
+                crate::world::stage_changes(&dir, stage),
+                format!("t{n}r{r}-"),
+                format!("turn {n}, before feedback round {r}"),
+            ),
+        };
+        let since = changes_since(&changes, &label);
         worlds.push(WorldView {
-            turn: n,
+            id: format!("world-{}", prefix.trim_end_matches('-')),
+            label,
             since,
-            html: crate::world::render_html(&changes),
+            html: crate::world::render_html_prefixed(&changes, &prefix),
         });
     }
     let deliverables: Vec<Deliverable> = files_under(&dir.join("deliverables"))
         .into_iter()
-        .map(|(path, len)| Deliverable {
-            anchor: crate::world::object_anchor("file", &path),
-            path,
-            size: size(len),
+        .map(|(path, len)| {
+            let preview = crate::world::file_preview(&dir, &path);
+            Deliverable {
+                anchor: preview.anchor.clone(),
+                html: crate::world::render_preview_html(&preview),
+                path,
+                size: size(len),
+            }
         })
         .collect();
+    // World objects a verdict names: linked in the last world view that shows them.
+    for v in &mut verdicts {
+        let mut links = Vec::new();
+        for (anchor, label) in v.world_targets.drain(..) {
+            let target = worlds
+                .iter()
+                .rev()
+                .find_map(|w| {
+                    let prefix = w.id.trim_start_matches("world-");
+                    let id = format!("{prefix}-{anchor}");
+                    w.html
+                        .contains(&format!("id=\"{id}\""))
+                        .then_some((id, w.label.clone()))
+                })
+                .or_else(|| {
+                    deliverables
+                        .iter()
+                        .any(|d| d.anchor == anchor)
+                        .then(|| (anchor.clone(), "deliverable".to_string()))
+                });
+            if let Some((id, place)) = target {
+                v.evidence.push(id.clone());
+                links.push(EvidenceLink {
+                    id,
+                    label: format!("world after {place}: {label}"),
+                });
+            }
+        }
+        v.evidence_links.extend(links);
+    }
 
     Some(render(
         "trial.html",
@@ -345,12 +395,12 @@ pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
     ))
 }
 
-fn changes_since(changes: &crate::world::WorldChanges, n: u32) -> String {
-    match changes.since {
-        Some(0) => "the seeded world".into(),
-        Some(p) => format!("turn {p}"),
-        None if n == 1 => "nothing: this run kept no snapshot of the seeded world".into(),
-        None => format!("nothing: the snapshot before turn {n} is missing"),
+fn changes_since(changes: &crate::world::WorldChanges, label: &str) -> String {
+    match (changes.since, &changes.base) {
+        (Some(0), _) => "the seeded world".into(),
+        (Some(p), _) => format!("turn {p}"),
+        (None, Some(base)) => base.clone(),
+        (None, None) => format!("nothing before {label}: no earlier snapshot could be read"),
     }
 }
 
