@@ -128,6 +128,18 @@ pub fn trial_page(page: &Page) -> (Vec<(String, String)>, usize) {
     )
 }
 
+/// In-page links (`href="#…"`: tabs, a verdict's evidence) whose target is not on the page.
+fn broken_anchors(page: &Page) -> Vec<String> {
+    let broken = page
+        .eval_json(
+            "[...document.querySelectorAll('a[href^=\"#\"]')]
+                 .map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
+                 .filter(id => id && !document.getElementById(id))",
+        )
+        .expect("reading the page's anchors");
+    serde_json::from_value(broken).expect("a list of ids")
+}
+
 /// What a trial's files say the page must show: its verdicts (id, status) and tool calls.
 pub fn trial_files(dir: &Path) -> (Vec<(String, String)>, usize) {
     let verdicts = read_json(&dir.join("verdicts.json"));
@@ -210,6 +222,11 @@ fn view_overview_and_every_trial_page() {
         assert_eq!(
             calls, want_calls,
             "{task} · {agent}: one timeline step per tool call"
+        );
+        let broken = broken_anchors(&page);
+        assert!(
+            broken.is_empty(),
+            "{task} · {agent}: links to nothing: {broken:?}"
         );
         page.screenshot(&format!("trial-{task}-{agent}"))
             .expect("screenshot");
@@ -374,5 +391,80 @@ fn report_html_is_self_contained() {
     assert!(
         requests.iter().any(|u| u.starts_with("file://")),
         "the requests were recorded at all: {requests:?}"
+    );
+}
+
+/// A damaged run — a trajectory cut short mid-line (a run killed while writing), a
+/// result.json that is not one — still renders cleanly, says on the page what it could not
+/// read, and shows the lines before the cut.
+#[test]
+fn view_damaged_run_says_what_it_could_not_read() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let run = tmp.path().join("damaged");
+    self::run("suites/starter@core", &["oracle", "null"], &run);
+    let trials = trials(&run);
+    let (_, _, cut) = trials
+        .iter()
+        .find(|(task, agent, _)| task == "customer-spec-answer" && agent == "oracle")
+        .expect("the oracle's customer-spec-answer trial");
+    let trajectory = std::fs::read(cut.join("trajectory.jsonl")).expect("the trajectory");
+    let kept = &trajectory[..trajectory.len() / 2];
+    std::fs::write(cut.join("trajectory.jsonl"), kept).expect("cutting the trajectory");
+    let whole_calls = String::from_utf8_lossy(kept)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|s| s["type"] == "tool_call")
+        .count();
+    assert!(whole_calls > 0, "the cut keeps some calls");
+    let (_, _, broken) = trials
+        .iter()
+        .find(|(task, agent, _)| task == "q2-planning-scheduling" && agent == "null")
+        .expect("the null agent's q2-planning-scheduling trial");
+    std::fs::write(broken.join("result.json"), "{\"task\": {\"id\": ").expect("breaking a result");
+
+    let server = view(&[&run]);
+    let chrome =
+        Chrome::launch("view_damaged_run_says_what_it_could_not_read").expect("Chromium starts");
+    let page = chrome.page().expect("a tab");
+    page.goto(&server.url).expect("the overview");
+    page.wait_for("#problems")
+        .expect("the overview lists what it could not read");
+    page.screenshot("overview").expect("screenshot");
+    let problems = page.text("#problems").expect("the problems");
+    assert!(
+        problems.contains("q2-planning-scheduling") && problems.contains("result.json"),
+        "the overview names the broken result: {problems}"
+    );
+    page.assert_clean("the overview of a damaged run");
+
+    let links = page
+        .attrs("a.heat-cell", "href")
+        .expect("the heat map's links");
+    assert!(!links.is_empty(), "the readable trials are still linked");
+    let mut saw_cut = false;
+    for (i, link) in links.iter().enumerate() {
+        page.goto(link).expect("a trial page");
+        page.assert_clean(&format!("the trial page {link}"));
+        let title = page.eval("document.title").expect("the title");
+        let title = title.as_str().unwrap_or_default();
+        if title.contains("customer-spec-answer") && title.contains("oracle") {
+            saw_cut = true;
+            let problems = page
+                .text("#problems")
+                .expect("the trial page says what is wrong");
+            assert!(
+                problems.contains("trajectory.jsonl"),
+                "the trial page names the cut trajectory: {problems}"
+            );
+            let (_, calls) = trial_page(&page);
+            assert_eq!(calls, whole_calls, "the calls before the cut are shown");
+            page.screenshot("trial-cut").expect("screenshot");
+        } else {
+            page.screenshot(&format!("trial-{i}")).expect("screenshot");
+        }
+    }
+    assert!(
+        saw_cut,
+        "the trial with the cut trajectory is linked from the heat map"
     );
 }
