@@ -373,7 +373,8 @@ impl Page {
     }
 
     /// Clicks the element matching `selector`: scrolled into view, a real mouse click (move,
-    /// press, release) at its middle.
+    /// press, release) at the middle of its first box (a link that wraps has one box per
+    /// line, and the middle of the whole may be on neither).
     pub fn click(&self, selector: &str) -> Result<()> {
         // The click may replace the document: keep what this one recorded.
         self.harvest();
@@ -382,8 +383,8 @@ impl Page {
             &format!(
                 "(() => {{ const e = document.querySelector({}); if (!e) return null; \
                  e.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); \
-                 const r = e.getBoundingClientRect(); \
-                 return (r.width > 0 && r.height > 0) ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()",
+                 const r = [...e.getClientRects()].find(r => r.width > 0 && r.height > 0); \
+                 return r ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()",
                 js(selector)
             ),
         )?;

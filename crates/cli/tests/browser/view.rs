@@ -128,6 +128,27 @@ pub fn trial_page(page: &Page) -> (Vec<(String, String)>, usize) {
     )
 }
 
+/// Clicks a verdict's first evidence link: the page jumps to it (the address names it and
+/// it is on screen).
+fn jump_to_evidence(page: &Page) {
+    let target = page
+        .eval("document.querySelector('a[data-evidence]').getAttribute('href')")
+        .expect("the evidence link");
+    let target = target.as_str().expect("an href").to_string();
+    page.click("a[data-evidence]")
+        .expect("a click on the evidence");
+    page.wait_until("the jump to the evidence", || {
+        let seen = page.eval_json(&format!(
+            "(() => {{ const e = document.getElementById({id}); if (!e) return null; \
+             const r = e.getBoundingClientRect(); \
+             return [location.hash, r.top >= -1 && r.top < window.innerHeight]; }})()",
+            id = support::js(target.trim_start_matches('#'))
+        ))?;
+        Ok(seen[0] == Value::String(target.clone()) && seen[1] == Value::Bool(true))
+    })
+    .expect("the evidence is shown after the click");
+}
+
 /// In-page links (`href="#…"`: tabs, a verdict's evidence) whose target is not on the page.
 fn broken_anchors(page: &Page) -> Vec<String> {
     let broken = page
@@ -197,6 +218,7 @@ fn view_overview_and_every_trial_page() {
         "the click opened the cell's link"
     );
     let mut checked = Vec::new();
+    let mut jumped = false;
     for (i, link) in links.iter().enumerate() {
         if i > 0 {
             page.goto(link).expect("a trial page");
@@ -228,6 +250,12 @@ fn view_overview_and_every_trial_page() {
             broken.is_empty(),
             "{task} · {agent}: links to nothing: {broken:?}"
         );
+        if !jumped && page.count("a[data-evidence]").expect("count") > 0 {
+            jump_to_evidence(&page);
+            page.screenshot(&format!("trial-{task}-{agent}-evidence"))
+                .expect("screenshot");
+            jumped = true;
+        }
         page.screenshot(&format!("trial-{task}-{agent}"))
             .expect("screenshot");
         page.assert_clean(&format!("the trial page of {task} · {agent}"));
@@ -240,6 +268,7 @@ fn view_overview_and_every_trial_page() {
         expected.len(),
         "every trial has its own cell"
     );
+    assert!(jumped, "some verdict of the run links to its evidence");
 
     // Back to the overview: still clean.
     page.goto(&overview).expect("the overview again");
