@@ -9,8 +9,10 @@ use bureau_core::TaskErrors;
 use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
+mod import;
 mod media;
 mod play;
+mod submit;
 mod tasks;
 mod view;
 
@@ -57,6 +59,12 @@ enum Command {
         /// Where --html writes (index.html and one page per trial).
         #[arg(long, value_name = "DIR", requires = "html")]
         html_out: Option<PathBuf>,
+    },
+    /// How far a run is: its trials done, begun and left, per shard (--shard), and whether its summary is final.
+    Status {
+        /// A run directory (the --out of `bureau run`).
+        #[arg(value_name = "RUN_DIR")]
+        run_dir: PathBuf,
     },
     /// Look at runs in the browser: leaderboard, charts, a task × agent heat map, every trial's timeline, verdicts and world changes. Several run directories are compared side by side. Serves 127.0.0.1 only and prints the URL.
     View {
@@ -110,6 +118,9 @@ enum Command {
     /// Import a public benchmark from a local checkout: `bureau import officebench <checkout>`; `bureau import compare` lists the verdicts two scorings of one run disagree on.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Spread one run over a cluster through its own engine: `bureau submit slurm` (an sbatch job array, one shard per element, and a report job) or `bureau submit k8s` (an Indexed Job manifest). See docs/distributed.md.
+    #[command(subcommand)]
+    Submit(submit::SubmitCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -282,6 +293,9 @@ struct RunArgs {
     /// Trials per task and agent.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     epochs: u32,
+    /// Run only shard K of N of the run's trials (a deterministic partition balanced by the tasks' cost, the same on every machine): every shard writes into the same --out on shared storage; `bureau report` then writes the summary (docs/distributed.md).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<bureau_run::Shard>,
     /// Trials run at the same time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
@@ -321,7 +335,7 @@ struct McpArgs {
 }
 
 /// Exit codes: 0 success, 1 failure (offenders, harness or I/O failure), 2 bad input.
-const EXIT_FAILURE: u8 = 1;
+pub(crate) const EXIT_FAILURE: u8 = 1;
 pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
@@ -354,6 +368,7 @@ fn main() -> ExitCode {
             Ok(code)
         }),
         Command::View { run_dirs, port } => view::cmd_view(run_dirs, port),
+        Command::Status { run_dir } => view::cmd_status(&run_dir),
         Command::Rescore {
             run_dir,
             tasks,
@@ -370,12 +385,13 @@ fn main() -> ExitCode {
         Command::Tasks { targets, .. } => tasks::cmd_tasks(&targets),
         Command::Gen(cmd) => cmd_gen(cmd),
         Command::Media(cmd) => media::cmd_media(cmd),
+        Command::Submit(cmd) => submit::cmd_submit(cmd),
         Command::Import(ImportCommand::Officebench {
             checkout,
             out,
             strict_original,
-        }) => cmd_import_officebench(&checkout, out, strict_original),
-        Command::Import(ImportCommand::Compare { a, b }) => cmd_import_compare(&a, &b),
+        }) => import::cmd_import_officebench(&checkout, out, strict_original),
+        Command::Import(ImportCommand::Compare { a, b }) => import::cmd_import_compare(&a, &b),
         Command::Agents(AgentsCommand::Check {
             agents,
             agents_file,
@@ -554,11 +570,23 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 seed: args.variant_seed,
             }
         }),
+        shard: args.shard,
     };
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.
     let outcome = bureau_run::run_with_catalog(&config, bureau_harness::catalog())?;
-    if args.json {
+    if let Some(shard) = args.shard {
+        eprintln!(
+            "shard {shard}: {} of its trial(s) run now, {} already done; when every shard is \
+             done, `bureau report {}` writes the run's summary (`bureau status` shows the shards)",
+            outcome.ran,
+            outcome.skipped,
+            outcome.out.display()
+        );
+    }
+    if args.json && args.shard.is_some() {
+        println!("{}", serde_json::to_string_pretty(&outcome.summary)?);
+    } else if args.json {
         let path = outcome.out.join(bureau_run::rundir::SUMMARY_JSON);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
@@ -659,120 +687,6 @@ fn cmd_validate(
     Ok(ExitCode::from(EXIT_FAILURE))
 }
 
-/// Exit code of an import that wrote some tasks but skipped or refused others.
-const EXIT_PARTIAL: u8 = 3;
-
-fn cmd_import_officebench(
-    checkout: &Path,
-    out: Option<PathBuf>,
-    strict: bool,
-) -> anyhow::Result<ExitCode> {
-    use bureau_import::officebench::{Mode, Options, import};
-    let mode = if strict { Mode::Strict } else { Mode::Typed };
-    let out = out.unwrap_or_else(|| {
-        PathBuf::from(if strict {
-            "officebench-strict"
-        } else {
-            "officebench"
-        })
-    });
-    let opts = Options {
-        checkout: checkout.to_path_buf(),
-        out: out.clone(),
-        mode,
-    };
-    let summary = match import(&opts) {
-        Ok(s) => s,
-        Err(e @ bureau_import::ImportError::NotTheBenchmark { .. }) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    for p in &summary.refused {
-        eprintln!("error: {p}");
-    }
-    let oracles: Vec<String> = summary
-        .oracles
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect();
-    println!("{}", summary.line());
-    if let Some(line) = summary.media_line() {
-        println!("{line}");
-    }
-    println!(
-        "oracles of the imported tasks: {}; {} finding(s) about the original in {}",
-        if oracles.is_empty() {
-            "none".to_string()
-        } else {
-            oracles.join(", ")
-        },
-        summary.findings.len(),
-        out.join("import.json").display()
-    );
-    println!("wrote {}", out.display());
-    if summary.skipped_count() > 0 || !summary.refused.is_empty() {
-        return Ok(ExitCode::from(EXIT_PARTIAL));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_import_compare(a: &Path, b: &Path) -> anyhow::Result<ExitCode> {
-    for dir in [a, b] {
-        if !dir.join(bureau_run::rundir::TRIALS).is_dir() {
-            bail!(
-                "{} is not a run directory (it has no trials/) — give the --out directory of `bureau run`",
-                dir.display()
-            );
-        }
-    }
-    let c = bureau_run::compare_runs(a, b)?;
-    if !c.diffs.is_empty() {
-        let mut rows = vec![vec![
-            "TASK".to_string(),
-            "AGENT".to_string(),
-            "EPOCH".to_string(),
-            "A".to_string(),
-            "B".to_string(),
-            "ITEMS THAT DIFFER (A → B)".to_string(),
-        ]];
-        for d in &c.diffs {
-            let items: Vec<String> = d
-                .items
-                .iter()
-                .map(|(id, x, y)| format!("{id} ({x} → {y})"))
-                .collect();
-            rows.push(vec![
-                d.task.clone(),
-                d.agent.clone(),
-                d.epoch.to_string(),
-                d.status_a.clone(),
-                d.status_b.clone(),
-                items.join(", "),
-            ]);
-        }
-        print!("{}", table(&rows));
-    }
-    println!(
-        "{} of {} trial(s) differ between {} and {}{}",
-        c.diffs.len(),
-        c.common,
-        a.display(),
-        b.display(),
-        if c.unmatched > 0 {
-            format!("; {} trial(s) are in only one of them", c.unmatched)
-        } else {
-            String::new()
-        }
-    );
-    Ok(if c.diffs.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_FAILURE)
-    })
-}
-
 fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
     if !dir.join(bureau_run::rundir::TRIALS).is_dir() {
         bail!(
@@ -782,6 +696,12 @@ fn cmd_report(dir: &Path) -> anyhow::Result<ExitCode> {
     }
     let summary = bureau_run::write_summary(dir)?;
     print!("{}", bureau_report::render_table(&summary));
+    // A run whose shards are still going: say how far it is.
+    if let Ok(status) = bureau_run::status::status(dir)
+        && !status.complete
+    {
+        eprint!("{}", status.render());
+    }
     eprintln!(
         "wrote {}",
         dir.join(bureau_run::rundir::REPORT_MD).display()

@@ -1,4 +1,4 @@
-//! `bureau view` and `bureau report --html`.
+//! `bureau view`, `bureau report --html` and `bureau status`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,4 +35,17 @@ pub fn write_html(dir: &Path, out: Option<PathBuf>) -> anyhow::Result<()> {
         written.trials
     );
     Ok(())
+}
+
+/// Print the progress of the run in `dir`, per shard.
+pub fn cmd_status(dir: &Path) -> anyhow::Result<ExitCode> {
+    if !dir.join(bureau_run::rundir::RUN_JSON).is_file() {
+        bail!(
+            "{} is not a run directory (it has no run.json) — give the --out directory of `bureau run`",
+            dir.display()
+        );
+    }
+    let status = bureau_run::status::status(dir)?;
+    print!("{}", status.render());
+    Ok(ExitCode::SUCCESS)
 }

@@ -547,6 +547,9 @@ fn help_texts() {
         ("help_mcp", vec!["mcp", "--help"]),
         ("help_play", vec!["play", "--help"]),
         ("help_view", vec!["view", "--help"]),
+        ("help_submit", vec!["submit", "--help"]),
+        ("help_submit_slurm", vec!["submit", "slurm", "--help"]),
+        ("help_submit_k8s", vec!["submit", "k8s", "--help"]),
     ] {
         let o = run_ok(bureau().args(&args));
         insta::assert_snapshot!(name, text(&o.stdout));

@@ -96,3 +96,45 @@ fn play_refuses_a_directory_that_is_not_a_task() {
     assert!(err.contains("is not a task directory"), "{err}");
     assert!(o.stdout.is_empty());
 }
+
+#[test]
+fn ctrl_c_leaves_the_trial_interrupted_and_unscored() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let task = repo.join("suites/starter/customer-spec-answer");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let mut child = bureau()
+        .args(["play", task.to_str().unwrap(), "--name", "dave", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let (port, token) = url_parts(&line).unwrap();
+    let client = reqwest::blocking::Client::new();
+    let started = Instant::now();
+    loop {
+        let s: serde_json::Value = client
+            .get(format!("http://127.0.0.1:{port}/status?token={token}"))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        if s["phase"] == "turn" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let trial = out.join("trials/customer-spec-answer/human:dave/1");
+    assert!(!trial.join("result.json").exists());
+    let attempt = std::fs::read_to_string(trial.join("attempts/1/attempt.json")).unwrap();
+    assert!(attempt.contains("interrupted"), "{attempt}");
+}

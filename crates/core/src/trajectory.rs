@@ -74,6 +74,10 @@ pub struct ModelCall {
     /// Why the call failed after its retries (the trial then ends as `error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Wall-clock milliseconds the call took, retries and their waits included (shown by
+    /// `bureau view`; part of no score). Absent where it was not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
 }
 
 /// Tokens and cost of one model call.
@@ -179,6 +183,7 @@ mod tests {
                     wait_ms: 1000,
                 }],
                 error: None,
+                wall_ms: Some(1234),
             }),
         };
         let line = serde_json::to_value(&step).unwrap();
@@ -187,6 +192,7 @@ mod tests {
         assert_eq!(line["provider"], "openai");
         assert_eq!(line["usage"]["cached_input_tokens"], 40);
         assert!(line.get("error").is_none());
+        assert_eq!(line["wall_ms"], 1234);
         let back: Step = serde_json::from_value(line).unwrap();
         assert_eq!(back, step);
         assert_eq!(back.as_model_call().unwrap().messages_elided, 3);

@@ -1055,6 +1055,7 @@ impl<'a> Transcript<'a> {
                     usage,
                     retries: Vec::new(),
                     error: None,
+                    wall_ms: Some(finished.elapsed.as_millis().try_into().unwrap_or(u64::MAX)),
                 }))
             }
             None => self.tools.note(json!({"harness_run": {

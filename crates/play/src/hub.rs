@@ -94,6 +94,8 @@ pub struct HubState {
     pub results: BTreeMap<String, Called>,
     /// The last call of all.
     pub last: Option<Called>,
+    /// Every call of the trial so far, in order, without results (the home page's list).
+    pub history: Vec<Value>,
     /// A message for the next page (a form that was refused, ...).
     pub notice: Option<String>,
     pub seq: u64,
@@ -122,6 +124,7 @@ impl Hub {
                 in_flight: 0,
                 results: BTreeMap::new(),
                 last: None,
+                history: Vec::new(),
                 notice: None,
                 seq: 0,
                 specs: Vec::new(),
@@ -171,6 +174,17 @@ impl Hub {
             args,
             outcome: outcome.clone(),
         };
+        let error = match &called.outcome {
+            ToolOutcome::Error { message } => Some(message.clone()),
+            ToolOutcome::Ok { .. } => None,
+        };
+        s.history.push(serde_json::json!({
+            "seq": called.seq,
+            "turn": called.turn,
+            "tool": called.tool,
+            "args": serde_json::to_string(&called.args).unwrap_or_default(),
+            "error": error,
+        }));
         s.results.insert(tool.to_string(), called.clone());
         s.last = Some(called);
         drop(s);
@@ -179,10 +193,20 @@ impl Hub {
     }
 
     /// Ask the open turn to end (the person clicked "End my day" / "Finish the task").
-    pub fn end_turn(&self, note: String) -> Result<(), String> {
+    /// `which` (turn, round), when the form says which turn it ends, must be the open one: a
+    /// second click, or a page left open while its turn ran out, never ends the next turn.
+    pub fn end_turn(&self, note: String, which: Option<(u32, u32)>) -> Result<(), String> {
         let mut s = self.lock();
         if s.phase != Phase::Turn {
             return Err("no turn is open".into());
+        }
+        if let (Some((turn, round)), Some(open)) = (which, s.turn.as_ref())
+            && (turn, round) != (open.index, open.round)
+        {
+            return Err(format!(
+                "that page was of turn {turn}, which is over: this is turn {} — nothing was ended",
+                open.index
+            ));
         }
         s.end.get_or_insert(note);
         drop(s);
@@ -248,6 +272,7 @@ impl Agent for HumanAgent {
         };
         s.results.clear();
         s.last = None;
+        s.history.clear();
         s.phase = Phase::Waiting;
         drop(s);
         self.hub.notify();

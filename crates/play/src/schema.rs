@@ -22,6 +22,8 @@ pub enum FieldKind {
     Number,
     /// A checkbox: checked is `true`, unchecked leaves the argument out (the tool's default).
     Checkbox,
+    /// A required boolean: a choice of `true` or `false` (a checkbox could not say `false`).
+    Boolean,
     /// One of the schema's `enum` values.
     Select,
     /// An array of strings, one per line.
@@ -69,11 +71,16 @@ pub fn fields(schema: &Value) -> Vec<Field> {
     props
         .iter()
         .map(|(name, prop)| {
-            let (kind, options) = kind_of(name, prop);
+            let (mut kind, mut options) = kind_of(name, prop);
+            let required = required.contains(&name.as_str());
+            if kind == FieldKind::Checkbox && required {
+                kind = FieldKind::Boolean;
+                options = vec!["true".into(), "false".into()];
+            }
             Field {
                 name: name.clone(),
                 kind,
-                required: required.contains(&name.as_str()),
+                required,
                 description: prop
                     .get("description")
                     .and_then(Value::as_str)
@@ -207,6 +214,16 @@ fn convert(field: &Field, values: &[&str], commas: bool) -> Result<Option<Value>
                 serde_json::Number::from_f64(n).map(Value::Number)
             }
         }
+        FieldKind::Boolean => match last {
+            "" => None,
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            other => {
+                return Err(FormError(format!(
+                    "`{name}` must be true or false, not `{other}`"
+                )));
+            }
+        },
         FieldKind::Checkbox => values
             .iter()
             .any(|v| matches!(v.trim(), "on" | "true" | "1" | "yes"))
@@ -258,9 +275,10 @@ mod tests {
                 "mode": {"type": "string", "enum": ["replace", "append"]},
                 "values": {"type": "object"},
                 "rows": {"type": "array", "items": {"type": "array"}},
-                "any": {}
+                "any": {},
+                "confirm": {"type": "boolean"}
             },
-            "required": ["to", "subject"]
+            "required": ["to", "subject", "confirm"]
         })
     }
 
@@ -284,7 +302,8 @@ mod tests {
         assert_eq!(kind("values"), FieldKind::Json);
         assert_eq!(kind("rows"), FieldKind::Json);
         assert_eq!(kind("any"), FieldKind::Json);
-        assert_eq!(f.len(), 10);
+        assert_eq!(kind("confirm"), FieldKind::Boolean, "a required boolean");
+        assert_eq!(f.len(), 11);
         let to = f.iter().find(|x| x.name == "to").unwrap();
         assert!(to.required);
         assert_eq!(to.description, "Recipients");
@@ -309,6 +328,7 @@ mod tests {
                 ("mode", "append"),
                 ("values", r#"{"a": 1}"#),
                 ("rows", ""),
+                ("confirm", "false"),
             ]),
         )
         .unwrap();
@@ -322,7 +342,8 @@ mod tests {
                 "hours": 1.5,
                 "urgent": true,
                 "mode": "append",
-                "values": {"a": 1}
+                "values": {"a": 1},
+                "confirm": false
             })
         );
     }
@@ -335,6 +356,7 @@ mod tests {
                 ("to", "Doe, Jane <j@x.test>"),
                 ("to", "k@x.test"),
                 ("subject", "s"),
+                ("confirm", "true"),
             ]),
         )
         .unwrap();
@@ -346,8 +368,9 @@ mod tests {
     fn bad_forms_are_refused_with_the_field_named() {
         let s = schema();
         let err = |p: &[(&str, &str)]| args_from_form(&s, &pairs(p)).unwrap_err().0;
-        assert!(err(&[("subject", "s")]).contains("`to` is required"));
-        let base = [("to", "a@x.test"), ("subject", "s")];
+        assert!(err(&[("subject", "s"), ("confirm", "true")]).contains("`to` is required"));
+        assert!(err(&[("subject", "s")]).contains("`confirm`, `to` are required"));
+        let base = [("to", "a@x.test"), ("subject", "s"), ("confirm", "true")];
         let with = |extra: (&'static str, &'static str)| {
             let mut v = base.to_vec();
             v.push(extra);
@@ -357,5 +380,8 @@ mod tests {
         assert!(with(("hours", "NaN")).contains("`hours` must be a number"));
         assert!(with(("values", "{oops")).contains("`values` must be JSON"));
         assert!(with(("bogus", "1")).contains("`bogus`"));
+        let mut v = base.to_vec();
+        v[2] = ("confirm", "maybe");
+        assert!(err(&v).contains("`confirm` must be true or false"));
     }
 }

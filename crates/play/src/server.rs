@@ -301,6 +301,8 @@ async fn tool_page(State(app): State<Arc<App>>, Path(name): Path<String>) -> Res
 async fn status(State(app): State<Arc<App>>) -> Response {
     let s = app.hub.lock();
     let phase = match &s.phase {
+        // "End my day" was pressed: the turn is closing.
+        Phase::Turn if s.end.is_some() => "waiting",
         Phase::Waiting => "waiting",
         Phase::Turn => "turn",
         Phase::Finished => "finished",
@@ -537,11 +539,17 @@ async fn download(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Res
 
 /// "End my day" / "Finish the task", with the person's optional note.
 async fn end(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let note = form_urlencoded::parse(&body)
-        .find(|(k, _)| k == "note")
-        .map(|(_, v)| v.replace("\r\n", "\n"))
+    let field = |name: &str| {
+        form_urlencoded::parse(&body)
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    };
+    let note = field("note")
+        .map(|v| v.replace("\r\n", "\n"))
         .unwrap_or_default();
-    if let Err(why) = app.hub.end_turn(note) {
+    let number = |name: &str| field(name).and_then(|v| v.trim().parse::<u32>().ok());
+    let which = number("turn").map(|t| (t, number("round").unwrap_or(0)));
+    if let Err(why) = app.hub.end_turn(note, which) {
         notice(&app, why);
     }
     Redirect::to("/").into_response()

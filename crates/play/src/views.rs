@@ -205,7 +205,9 @@ fn result(s: &HubState, tool: &str) -> Value {
 pub fn page(s: &HubState, page: &str, tool: Option<&str>) -> Option<BTreeMap<String, Value>> {
     let mut m = BTreeMap::new();
     match page {
-        "home" => {}
+        "home" => {
+            m.insert("history".into(), json!(s.history));
+        }
         "inbox" => {
             for t in [
                 "mail_list",
@@ -242,10 +244,15 @@ pub fn page(s: &HubState, page: &str, tool: Option<&str>) -> Option<BTreeMap<Str
                 .and_then(|c| c.args.get("from").and_then(Value::as_str))
                 .and_then(|f| NaiveDate::parse_from_str(f.get(..10)?, "%Y-%m-%d").ok())
                 .or(date);
+            let monday_of =
+                |d: NaiveDate| d - Days::days(d.weekday().num_days_from_monday() as i64);
+            let week = |d: NaiveDate| json!({"from": format!("{d}T00:00:00"), "to": format!("{}T00:00:00", d + Days::days(7)), "label": format!("week of {}", d.format("%a %-d %b %Y"))});
+            // "Week" is the office's week; previous and next move from the week shown.
+            if let Some(day) = date {
+                m.insert("this_week".into(), week(monday_of(day)));
+            }
             if let Some(day) = shown {
-                let monday = day - Days::days(day.weekday().num_days_from_monday() as i64);
-                let week = |d: NaiveDate| json!({"from": format!("{d}T00:00:00"), "to": format!("{}T00:00:00", d + Days::days(7)), "label": format!("week of {}", d.format("%a %-d %b %Y"))});
-                m.insert("this_week".into(), week(monday));
+                let monday = monday_of(day);
                 m.insert("prev_week".into(), week(monday - Days::days(7)));
                 m.insert("next_week".into(), week(monday + Days::days(7)));
             }

@@ -128,16 +128,16 @@ fn every_property_of_every_tool_has_a_field() {
 
     // Upload: text through files_write; a binary file is refused without a call.
     let boundary = "XBOUNDARYX";
-    let body = |name: &str, bytes: &[u8]| {
+    let body = |back: &str, dir: &str, name: &str, bytes: &[u8]| {
         let mut b = Vec::new();
         b.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"_back\"\r\n\r\n/files\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\nnotes/\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"_back\"\r\n\r\n{back}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"path\"\r\n\r\n{dir}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
         );
         b.extend_from_slice(bytes);
         b.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         b
     };
-    let upload = |name: &str, bytes: &[u8]| {
+    let upload_to = |back: &str, dir: &str, name: &str, bytes: &[u8]| {
         let r = p
             .client
             .post(format!("{}/upload", p.base))
@@ -145,11 +145,12 @@ fn every_property_of_every_tool_has_a_field() {
                 "content-type",
                 format!("multipart/form-data; boundary={boundary}"),
             )
-            .body(body(name, bytes))
+            .body(body(back, dir, name, bytes))
             .send()
             .unwrap();
         assert_eq!(r.status(), 303);
     };
+    let upload = |name: &str, bytes: &[u8]| upload_to("/files", "notes/", name, bytes);
     upload("hello.txt", "Hallo, wereld\n".as_bytes());
     upload("blob.bin", &[0xff, 0xfe, 0x00, 0x80]);
     assert!(p.get("/files").contains("is not a text file"));
@@ -158,25 +159,161 @@ fn every_property_of_every_tool_has_a_field() {
         &[("_back", "/files"), ("path", "notes/hello.txt")],
     );
     assert!(p.get("/files").contains("Hallo, wereld"));
+    // Upload to attach, from the inbox: the path is filled in, the mail carries the file.
+    upload_to("/inbox", "uploads/", "agenda.txt", b"1. Budget\n");
+    let inbox = p.get("/inbox");
+    assert!(
+        inbox.contains("id=\"send-attachments\" rows=\"2\">uploads&#x2f;agenda.txt</textarea>"),
+        "{inbox}"
+    );
+    p.post(
+        "/act/mail_send",
+        &[
+            ("_back", "/inbox"),
+            ("_commas", "to,cc,bcc"),
+            ("to", "someone@example.test"),
+            ("subject", "Agenda"),
+            ("body", "Attached."),
+            ("attachments", "uploads/agenda.txt"),
+        ],
+    );
 
     // Turn 2: the end of turn 1 moves the clock; the header shows it.
-    p.post("/end", &[("note", "")]);
-    p.wait_for("turn");
+    assert!(p.get("/").contains("name=\"turn\" value=\"1\""));
+    p.post("/end", &[("note", ""), ("turn", "1"), ("round", "0")]);
+    p.wait_for("turn_2");
+    // The same form sent again (a double click) does not end turn 2.
+    p.post("/end", &[("note", ""), ("turn", "1"), ("round", "0")]);
+    assert!(p.get("/").contains("which is over: this is turn 2"));
+    assert_eq!(p.status()["phase"], "turn");
     let home = p.get("/");
     assert!(home.contains("id=\"turn-index\">2<"));
     assert!(home.contains("Wednesday 11 March 2026"));
     assert!(home.contains("Finish the task"));
     let (_, report) = p.finish("");
-    assert_eq!(report.view.status, "failed");
+    assert_eq!(
+        report.view.status, "passed",
+        "the mail to someone@example.test"
+    );
     let calls = tool_calls(
         &p.trial_dir("all-tools", "human:forms")
             .join("trajectory.jsonl"),
     );
     let names: Vec<&str> = calls.iter().map(|(t, _)| t.as_str()).collect();
-    assert_eq!(names, ["kb_query", "files_write", "files_read"]);
+    assert_eq!(
+        names,
+        [
+            "kb_query",
+            "files_write",
+            "files_read",
+            "files_write",
+            "mail_send"
+        ]
+    );
+    assert_eq!(calls[4].1["attachments"], json!(["uploads/agenda.txt"]));
     assert_eq!(
         calls[1].1,
         json!({"path": "notes/hello.txt", "content": "Hallo, wereld\n"})
     );
     let _: Value = calls[0].1.clone();
+}
+
+#[test]
+fn calendar_and_chat_pages_show_their_results_over_three_days() {
+    let task = common::repo().join("suites/living/itops-incident-oncall");
+    let mut p = Person::start(&task, "pages");
+    let page = p.get("/calendar");
+    for id in [
+        "cal-day",
+        "cal-week",
+        "cal-prev",
+        "cal-next",
+        "create-form",
+        "slots-form",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    p.post(
+        "/act/calendar_list",
+        &[
+            ("_back", "/calendar"),
+            ("from", "2026-11-16T00:00:00"),
+            ("to", "2026-11-23T00:00:00"),
+        ],
+    );
+    let page = p.get("/calendar");
+    assert!(page.contains("id=\"day-2026-11-20\""));
+    assert!(page.contains("class=\"event\" data-uid=\"rhys-cab-1120@aldermoor.test\""));
+    assert!(page.contains("10:00–11:00 <strong>Change advisory board</strong>"));
+    insta::assert_snapshot!("calendar_week", shape(&page, &p));
+
+    p.post("/act/chat_list_channels", &[("_back", "/chat")]);
+    p.post(
+        "/act/chat_read",
+        &[("_back", "/chat"), ("channel", "it-ops")],
+    );
+    let page = p.get("/chat");
+    assert!(page.contains("class=\"open-channel\" data-channel=\"it-ops\""));
+    assert!(page.contains("id=\"chat-c00001\""));
+    assert!(
+        page.contains("value=\"it-ops\""),
+        "the post form is on the open channel"
+    );
+    insta::assert_snapshot!("chat_channel", shape(&page, &p));
+    p.post(
+        "/act/chat_post",
+        &[
+            ("_back", "/chat"),
+            ("_commas", "to"),
+            ("channel", "it-ops"),
+            ("to", ""),
+            ("text", "Morning all."),
+            ("thread_of", ""),
+            ("files", ""),
+        ],
+    );
+    for turn in [2, 3] {
+        p.post("/end", &[("note", "")]);
+        let s = p.wait_for("turn");
+        assert_eq!(s["turn"], turn);
+        assert_eq!(s["calls"], 0, "calls count per turn");
+    }
+    let (_, report) = p.finish("");
+    assert_eq!(report.view.status, "failed");
+    let calls = tool_calls(
+        &p.trial_dir("itops-incident-oncall", "human:pages")
+            .join("trajectory.jsonl"),
+    );
+    assert_eq!(calls.len(), 4);
+    assert_eq!(
+        calls[3],
+        (
+            "chat_post".to_string(),
+            json!({"channel": "it-ops", "text": "Morning all."})
+        )
+    );
+}
+
+#[test]
+fn a_turn_ends_by_itself_when_its_wall_clock_limit_runs_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = all_tools_task(tmp.path());
+    let toml = std::fs::read_to_string(task.join("task.toml")).unwrap();
+    std::fs::write(
+        task.join("task.toml"),
+        toml.replace("wall_seconds = 900", "wall_seconds = 2"),
+    )
+    .unwrap();
+    let mut p = Person::start(&task, "slow");
+    assert_eq!(p.status()["turn"], 1);
+    // Nobody ends the day: turn 2 begins when turn 1's two seconds are over.
+    let s = p.wait_for("turn_2");
+    assert_eq!(s["turn"], 2);
+    // And the last turn ends the same way: the trial is scored without a click.
+    p.wait_for("finished");
+    let (_, report) = p.finish_closed();
+    assert_eq!(report.view.status, "failed");
+    let dir = p.trial_dir("all-tools", "human:slow");
+    assert!(tool_calls(&dir.join("trajectory.jsonl")).is_empty());
+    assert!(dir.join("snapshots/turn-2.json").is_file());
 }

@@ -147,6 +147,9 @@ fn a_person_completes_the_starter_task_to_strict_success() {
     );
     let status = p.status();
     assert_eq!(status["calls"], 9);
+    let home = p.get("/");
+    assert_eq!(home.matches("<li class=\"call\"").count(), 9, "{home}");
+    insta::assert_snapshot!("home_history", shape(&home, &p));
 
     let (page, report) = p.finish("Answered Bram, Tomás in Cc.");
     assert!(page.contains("id=\"status\">passed<"), "{page}");

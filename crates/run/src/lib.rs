@@ -18,6 +18,8 @@ pub mod mutate;
 pub mod replicas;
 pub mod rescore;
 pub mod rundir;
+pub mod shard;
+pub mod status;
 pub mod trial;
 mod validate;
 
@@ -48,6 +50,7 @@ use manifest::{differs, extended, retrieval_label};
 pub use replicas::{ReplicaMode, Replicas};
 pub use rescore::{RescoreOptions, RescoreReport, rescore};
 pub use rundir::{load_trials, trial_dir};
+pub use shard::Shard;
 pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{
     VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate,
@@ -107,6 +110,8 @@ pub struct RunConfig {
     /// (`--variant-seed`; `None` = each suite's public `variant_seed`, else 0). `None`: the
     /// plan recorded by the run being resumed, else one instance from the suites' seeds.
     pub variants: Option<bureau_variants::Plan>,
+    /// Run only this shard of the run's trials (`--shard K/N`, docs/distributed.md).
+    pub shard: Option<Shard>,
 }
 
 impl RunConfig {
@@ -130,6 +135,7 @@ impl RunConfig {
             replicas: ReplicaMode::default(),
             embeddings: None,
             variants: None,
+            shard: None,
         }
     }
 }
@@ -192,7 +198,8 @@ pub enum RunError {
 
 /// Refuse an output directory that holds files but no run: Bureau writes only into a new or
 /// empty directory, or resumes its own run (`run.json`) there. The caches a run makes before
-/// its `run.json` (judge, feedback, colleague, embedding) do not count.
+/// its `run.json` (judge, feedback, colleague, embedding) do not count, nor the engine files
+/// `bureau submit` writes before any shard starts (`slurm/`, `k8s/`).
 fn check_out(out: &Path) -> Result<(), RunError> {
     if out.join(rundir::RUN_JSON).is_file() {
         return Ok(());
@@ -205,11 +212,15 @@ fn check_out(out: &Path) -> Result<(), RunError> {
         rundir::FEEDBACK_CACHE,
         rundir::COLLEAGUE_CACHE,
         rundir::EMBEDDING_CACHE,
+        "slurm",
+        "k8s",
     ];
     let mut foreign: Vec<String> = entries
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !ours.contains(&n.as_str()))
+        // Another shard creating run.json at this moment (rundir::create_json).
+        .filter(|n| !(n.starts_with(".run.json.") && n.ends_with(".new")))
         .collect();
     if foreign.is_empty() {
         return Ok(());
@@ -581,6 +592,7 @@ pub fn run_full(
                 count: plan.count,
                 seed: plan.seed,
             }),
+        shards: config.shard.map(|s| s.n),
     };
     // Every path of the run is absolute from here on: worlds run programs (git) in other
     // working directories, where a relative path would name something else.
@@ -588,9 +600,23 @@ pub fn run_full(
     check_out(out)?;
     let run_json = out.join(rundir::RUN_JSON);
     std::fs::create_dir_all(out).map_err(rundir::io_err(out))?;
-    if run_json.is_file() {
+    // Shards may start together: run.json is created by whichever comes first, atomically,
+    // and every other compares with it.
+    let created = match config.shard {
+        Some(_) if !run_json.is_file() => rundir::create_json(&run_json, &manifest)?,
+        _ => false,
+    };
+    if !created && run_json.is_file() {
         let old: RunManifest = rundir::read_json(&run_json)?;
         if let Some(what) = differs(&old, &manifest) {
+            return Err(RunError::OtherRun {
+                path: out.clone(),
+                what,
+            });
+        }
+        if let Some(shard) = config.shard
+            && let Some(what) = manifest::shard_differs(&old, &manifest, shard)
+        {
             return Err(RunError::OtherRun {
                 path: out.clone(),
                 what,
@@ -604,34 +630,69 @@ pub fn run_full(
             }
         }
         if let Some(extended) = extended(&old, &manifest) {
+            if let Some(n) = old.shards {
+                return Err(RunError::OtherRun {
+                    path: out.clone(),
+                    what: format!(
+                        "it is split into {n} shards, so its agents and epochs are fixed: {} × {} epoch(s), not {} × {}",
+                        manifest::agent_list(&old),
+                        old.epochs,
+                        manifest::agent_list(&extended),
+                        extended.epochs
+                    ),
+                });
+            }
             // More agents or epochs: the run grows; its finished trials are kept.
             rundir::write_json(&run_json, &extended)?;
         }
-    } else {
+    } else if !created {
         rundir::write_json(&run_json, &manifest)?;
     }
 
-    let mut jobs = Vec::new();
-    let mut skipped = 0;
+    // Every trial of the run, in run order; a shard keeps its part of them.
+    // Agents in spec order, so shards given the agents in another order agree.
+    let mut by_spec: Vec<&AgentEntry> = agents.iter().collect();
+    if config.shard.is_some() {
+        by_spec.sort_by(|a, b| a.spec.cmp(&b.spec));
+    }
+    let mut all = Vec::new();
     for (task, program) in &loaded {
-        for agent in &agents {
+        for agent in &by_spec {
             for epoch in 1..=config.epochs {
-                let dir = trial_dir(out, &task.id, &agent.dir, epoch);
-                let result = dir.join(rundir::RESULT_JSON);
-                if result.is_file() && rundir::read_json::<TrialResult>(&result).is_ok() {
-                    skipped += 1;
-                    continue;
-                }
-                jobs.push(trial::TrialJob {
-                    task,
-                    program: program.as_ref(),
-                    agent_spec: &agent.spec,
-                    agent_name: &agent.name,
-                    epoch,
-                    dir,
-                });
+                all.push((task, program, *agent, epoch));
             }
         }
+    }
+    let mine: Vec<bool> = match config.shard {
+        Some(shard) => {
+            let costs: Vec<u64> = all.iter().map(|(t, ..)| shard::trial_cost(t)).collect();
+            shard::partition(&costs, shard.n)
+                .into_iter()
+                .map(|s| s == shard.k)
+                .collect()
+        }
+        None => vec![true; all.len()],
+    };
+    let mut jobs = Vec::new();
+    let mut skipped = 0;
+    for ((task, program, agent, epoch), mine) in all.into_iter().zip(mine) {
+        if !mine {
+            continue;
+        }
+        let dir = trial_dir(out, &task.id, &agent.dir, epoch);
+        let result = dir.join(rundir::RESULT_JSON);
+        if result.is_file() && rundir::read_json::<TrialResult>(&result).is_ok() {
+            skipped += 1;
+            continue;
+        }
+        jobs.push(trial::TrialJob {
+            task,
+            program: program.as_ref(),
+            agent_spec: &agent.spec,
+            agent_name: &agent.name,
+            epoch,
+            dir,
+        });
     }
     let total = jobs.len() + skipped;
 
@@ -706,7 +767,11 @@ pub fn run_full(
             "backends": backends.iter().map(|(k, b)| (k.clone(), b.to_string())).collect::<BTreeMap<_, _>>(),
             "reset_errors": replica_errors,
         });
-        rundir::write_json(&out.join(rundir::REPLICAS_JSON), &record)?;
+        let name = match config.shard {
+            Some(s) => format!("replicas.shard-{}-of-{}.json", s.k, s.n),
+            None => rundir::REPLICAS_JSON.to_string(),
+        };
+        rundir::write_json(&out.join(name), &record)?;
     }
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
@@ -720,7 +785,12 @@ pub fn run_full(
         });
     }
 
-    let summary = write_summary(out)?;
+    // A shard leaves summary.json and report.md to `bureau report`: other shards may be
+    // writing beside it.
+    let summary = match config.shard {
+        Some(_) => summarize(&load_trials(out)?),
+        None => write_summary(out)?,
+    };
     let trials = load_trials(out)?;
     let count = |s: TrialStatus| trials.iter().filter(|(r, _)| r.status == s).count();
     Ok(RunOutcome {

@@ -44,6 +44,10 @@ pub struct RunManifest {
     /// run is resumed (and re-scored) only with the same instances.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variants: Option<VariantsManifest>,
+    /// `N` of `--shard K/N` when the run is split into shards (docs/distributed.md): every
+    /// shard must give the same tasks, agents, epochs and N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
 }
 
 /// The procedural variants of a run (docs/variants.md).
@@ -157,6 +161,54 @@ pub(crate) fn extended(old: &RunManifest, new: &RunManifest) -> Option<RunManife
     m.agents.extend(added);
     m.epochs = m.epochs.max(new.epochs);
     Some(m)
+}
+
+/// The agents of a manifest as `[a, b]`, by spec.
+pub(crate) fn agent_list(m: &RunManifest) -> String {
+    let specs: Vec<&str> = m.agents.iter().map(|a| a.spec.as_str()).collect();
+    format!("[{}]", specs.join(", "))
+}
+
+/// What makes shard `shard` of `new` a different run from `old` (the run directory's
+/// run.json), beyond [`differs`]: shards must agree on every trial, so the agents (as a set),
+/// the epochs, the tasks and the number of shards must be the same.
+pub(crate) fn shard_differs(
+    old: &RunManifest,
+    new: &RunManifest,
+    shard: crate::Shard,
+) -> Option<String> {
+    fn set(m: &RunManifest) -> Vec<&str> {
+        let mut v: Vec<&str> = m.agents.iter().map(|a| a.spec.as_str()).collect();
+        v.sort();
+        v
+    }
+    if set(old) != set(new) {
+        return Some(format!(
+            "agents {}, not {} (every shard of a run gives the same agents)",
+            agent_list(old),
+            agent_list(new)
+        ));
+    }
+    if old.epochs != new.epochs {
+        return Some(format!(
+            "{} epoch(s), not {} (every shard of a run gives the same --epochs)",
+            old.epochs, new.epochs
+        ));
+    }
+    if old.tasks != new.tasks {
+        return Some(format!(
+            "tasks {:?}, not {:?} (every shard must load the same tasks)",
+            old.tasks, new.tasks
+        ));
+    }
+    match old.shards {
+        Some(n) if n == shard.n => None,
+        Some(n) => Some(format!("{n} shards, not {} — give --shard K/{n}", shard.n)),
+        None => Some(
+            "a run started without --shard — resume it without --shard, or give shards a new --out"
+                .into(),
+        ),
+    }
 }
 
 /// What makes `new` a different run from `old`, if anything.

@@ -100,6 +100,37 @@ pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), R
     write_atomic(path, &bytes)
 }
 
+/// Create `path` with `value` as pretty JSON only if it does not exist, atomically even on a
+/// shared file system (a temporary file beside it, then a hard link, which fails when the
+/// name exists). `Ok(false)`: another process created it first; nothing was written.
+pub fn create_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<bool, RunError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| RunError::Json {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}.{}.new",
+        host.trim(),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<bool> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        let linked = match std::fs::hard_link(&tmp, path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        };
+        let _ = std::fs::remove_file(&tmp);
+        linked
+    };
+    write().map_err(io_err(path))
+}
+
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, RunError> {
     let bytes = std::fs::read(path).map_err(io_err(path))?;
     serde_json::from_slice(&bytes).map_err(|e| RunError::Json {

@@ -961,6 +961,7 @@ mod tests {
                 },
                 retries: vec![],
                 error: None,
+                wall_ms: None,
             }),
         };
         let u = usage_of(&[call(100, 40, 10, Some(0.25)), call(200, 0, 5, None)]);

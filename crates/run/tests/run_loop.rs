@@ -520,6 +520,14 @@ fn an_unrelated_non_empty_out_directory_is_refused_and_left_alone() {
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     run(&config(&[&suite], &["oracle"], &empty)).unwrap();
+    // The engine files `bureau submit` writes before any shard starts are not foreign.
+    let submitted = tmp.path().join("submitted");
+    for dir in ["slurm", "k8s"] {
+        std::fs::create_dir_all(submitted.join(dir)).unwrap();
+        std::fs::write(submitted.join(dir).join("x"), "").unwrap();
+    }
+    run(&config(&[&suite], &["oracle"], &submitted)).unwrap();
+    assert!(submitted.join("slurm/x").is_file() && submitted.join("run.json").is_file());
 }
 
 #[test]

@@ -246,6 +246,9 @@ fn step_view(line: usize, v: &Value) -> StepView {
             if let Some(c) = usage.get("cost_usd").and_then(Value::as_f64) {
                 meta.push_str(&format!(" · ${c:.4}"));
             }
+            if let Some(ms) = v.get("wall_ms").and_then(Value::as_u64) {
+                meta.push_str(&format!(" · {:.1} s", ms as f64 / 1000.0));
+            }
             if let Some(r) = v.get("retries").and_then(Value::as_array)
                 && !r.is_empty()
             {

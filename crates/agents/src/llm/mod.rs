@@ -316,6 +316,7 @@ impl LlmAgent {
         };
         let mut retries: Vec<ModelRetry> = Vec::new();
         let provider = self.provider();
+        let started = std::time::Instant::now();
         let outcome = retry::call(
             &client,
             &req,
@@ -340,6 +341,7 @@ impl LlmAgent {
             usage: ModelUsage::default(),
             retries,
             error: None,
+            wall_ms: Some(started.elapsed().as_millis().try_into().unwrap_or(u64::MAX)),
         };
         match outcome {
             Ok(answer) => {

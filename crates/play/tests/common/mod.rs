@@ -122,9 +122,17 @@ impl Person {
         let started = Instant::now();
         loop {
             let r = self.client.get(format!("{}/status", self.base)).send();
+            // `turn_<n>`: that turn is open.
+            let wanted = |v: &Value| match phase.strip_prefix("turn_") {
+                Some(n) => {
+                    v["phase"] == "turn"
+                        && v["turn"].as_u64().map(|t| t.to_string()).as_deref() == Some(n)
+                }
+                None => v["phase"] == phase,
+            };
             if let Ok(r) = r
                 && let Ok(v) = r.json::<Value>()
-                && v["phase"] == phase
+                && wanted(&v)
             {
                 return v;
             }
@@ -139,6 +147,11 @@ impl Person {
     /// End the last turn, wait for the score page, close, and return the play's report.
     pub fn finish(&mut self, note: &str) -> (String, PlayReport) {
         self.post("/end", &[("note", note)]);
+        self.finish_closed()
+    }
+
+    /// Wait for the score page, close, and return the play's report.
+    pub fn finish_closed(&mut self) -> (String, PlayReport) {
         self.wait_for("finished");
         let page = self.get("/");
         let r = self
