@@ -179,7 +179,7 @@ fn cookie_of<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Every request: the session token (query or cookie) or 401; a POST from another origin is
-/// refused; the answers are never cached and leak no referrer.
+/// refused; the answers are never cached and leak no referrer to another site.
 async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let by_query = req.uri().query().is_some_and(|q| {
         form_urlencoded::parse(q.as_bytes()).any(|(k, v)| k == "token" && same(&v, &app.token))
@@ -219,9 +219,12 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
         ),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // `same-origin`, not `no-referrer`: under `no-referrer` a browser sends `Origin: null`
+    // with every form POST, which the origin check above refuses (found by
+    // crates/cli/tests/browser.rs: every button of the play answered 403).
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
