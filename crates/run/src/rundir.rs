@@ -111,8 +111,11 @@ pub fn create_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<bool
     bytes.push(b'\n');
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    // Unique per host, process and call: shards may be threads of one process too.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let tmp = path.with_file_name(format!(
-        ".{name}.{}.{}.new",
+        ".{name}.{}.{}.{call}.new",
         host.trim(),
         std::process::id()
     ));
