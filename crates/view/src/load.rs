@@ -84,20 +84,26 @@ impl RunData {
     }
 }
 
-/// Read a regular file of at most `max` bytes (no FIFO, device or symlink into elsewhere is
-/// followed: the type is checked on the path without following links).
+/// Read a regular file of at most `max` bytes, never through a symbolic link: the one reader
+/// of the viewer (run directories are written by agents' trials and are not trusted). The
+/// read itself is `bureau_world::files::read_regular`'s: opened non-blocking and checked again
+/// on the descriptor, so a FIFO swapped in after the check cannot block the viewer.
 pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
-    if !meta.file_type().is_file() {
-        return Err("not a regular file".into());
+    use bureau_world::files::ReadError;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "it does not exist".to_string(),
+        _ => format!("it cannot be read ({e})"),
+    })?;
+    if meta.file_type().is_symlink() {
+        return Err("it is a symbolic link, which the viewer does not follow".into());
     }
-    if meta.len() > max {
-        return Err(format!(
-            "{} bytes, more than the {max} the viewer reads",
-            meta.len()
-        ));
-    }
-    std::fs::read(path).map_err(|e| e.to_string())
+    bureau_world::files::read_regular(path, max).map_err(|e| match e {
+        ReadError::TooLarge { size, max } => {
+            format!("it is {size} bytes, more than the {max} the viewer reads")
+        }
+        ReadError::Io(e) => format!("it cannot be read ({e})"),
+        e => e.to_string(),
+    })
 }
 
 fn rel(run: &Path, path: &Path) -> String {

@@ -1,7 +1,6 @@
 //! Reading a trial's snapshots and blobs: regular files only, bounded, every failure a
 //! sentence naming the file and why.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -74,39 +73,7 @@ pub(crate) fn snapshot_path(trial_dir: &Path, stage: Stage) -> PathBuf {
     trial_dir.join("snapshots").join(stage.file_name())
 }
 
-/// Reads a regular file (never through a symbolic link) of at most `limit` bytes.
-pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "it does not exist".to_string(),
-        _ => format!("it cannot be read ({e})"),
-    })?;
-    if meta.file_type().is_symlink() {
-        return Err("it is a symbolic link, which the viewer does not follow".into());
-    }
-    if !meta.is_file() {
-        return Err("it is not a regular file".into());
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "it is {} bytes, more than the {limit} the viewer reads",
-            meta.len()
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("it cannot be opened ({e})"))?;
-    // The file may have been swapped since the check: check the opened one again.
-    match file.metadata() {
-        Ok(m) if m.is_file() => {}
-        _ => return Err("it is not a regular file".into()),
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("it cannot be read ({e})"))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("it grew past the {limit} bytes the viewer reads"));
-    }
-    Ok(bytes)
-}
+pub(crate) use crate::load::read_regular;
 
 /// A snapshot read as JSON. `Err` says why it could not be read; `problems` gets a note when
 /// it is JSON but not this Bureau's snapshot format (then it is read leniently, by field).
