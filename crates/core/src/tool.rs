@@ -138,3 +138,37 @@ pub struct Media {
     /// blake3 of the bytes (hex): the name of their blob in the trial's `world/blobs/`.
     pub blake3: String,
 }
+
+/// The verbs of tools whose calls only read. A world tool is named `<service>_<verb>_...`.
+const READ_VERBS: &[&str] = &[
+    "read",
+    "list",
+    "search",
+    "get",
+    "show",
+    "view",
+    "diff",
+    "log",
+    "status",
+    "history",
+    "find",
+    "ocr",
+    "free",
+    "availability",
+    "info",
+    "whois",
+    "members",
+    "query",
+    "lookup",
+    "describe",
+    "check",
+];
+
+/// Whether a call of `tool` only reads (changes no state), by its verb: mutation testing does
+/// not drop such calls, and the viewer places colleagues' acts after the calls that change
+/// something.
+pub fn reads_only(tool: &str) -> bool {
+    tool.split('_')
+        .nth(1)
+        .is_some_and(|verb| READ_VERBS.contains(&verb))
+}

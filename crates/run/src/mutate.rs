@@ -13,45 +13,13 @@ use bureau_check::CheckProgram;
 use bureau_core::result::TrialStatus;
 use bureau_core::task::Task;
 use bureau_core::tool::ToolCall;
+use bureau_core::tool::reads_only;
 use serde_json::Value;
 
 use crate::trial::{AttemptOf, Scoring, run_attempt};
 
 /// The most mutants of one kind per task.
 pub const MAX_PER_KIND: usize = 3;
-
-/// Tools whose calls only read: leaving one out changes no state (process items may still
-/// notice, but such a mutant says little), so they are not dropped. A world tool is named
-/// `<service>_<verb>_...`; these verbs read.
-const READ_VERBS: &[&str] = &[
-    "read",
-    "list",
-    "search",
-    "get",
-    "show",
-    "view",
-    "diff",
-    "log",
-    "status",
-    "history",
-    "find",
-    "ocr",
-    "free",
-    "availability",
-    "info",
-    "whois",
-    "members",
-    "query",
-    "lookup",
-    "describe",
-    "check",
-];
-
-fn reads_only(tool: &str) -> bool {
-    tool.split('_')
-        .nth(1)
-        .is_some_and(|verb| READ_VERBS.contains(&verb))
-}
 
 /// One perturbation of the solution.
 #[derive(Debug, Clone, PartialEq, Eq)]

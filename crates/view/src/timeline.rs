@@ -6,6 +6,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use bureau_core::tool::reads_only;
+
 use crate::load::{Problem, read_regular};
 
 /// The trajectory and event log are read up to this size.
@@ -319,26 +321,6 @@ fn event_view(v: &Value) -> StepView {
         }
     }
     s
-}
-
-/// Whether a tool reads only (its calls leave no log entry).
-fn reads_only(tool: &str) -> bool {
-    let verb = tool.split_once('_').map(|(_, v)| v).unwrap_or(tool);
-    [
-        "list",
-        "read",
-        "get",
-        "search",
-        "free_slots",
-        "find",
-        "show",
-        "query",
-        "diff",
-        "log",
-        "status",
-    ]
-    .iter()
-    .any(|r| verb == *r || verb.starts_with(&format!("{r}_")) || verb.ends_with(&format!("_{r}")))
 }
 
 /// The timeline of the trial in `dir`: turns in order, each with the task's events of the
