@@ -350,14 +350,17 @@ pub fn overview(runs: &[RunData]) -> String {
     let mut leaderboard = Vec::new();
     for (ci, col) in cols.iter().enumerate() {
         let Some(s) = summaries[col.run].agents.get(&col.agent) else {
-            leaderboard.push(context! {
-                agent => col.agent.clone(), run => col.run_data.label.clone(),
-                colour => charts::colour_css(ci),
-                trials => col.run_data.trials.iter().filter(|t| t.agent == col.agent).count(),
-                errors => 0, weighted => "—", strict => "—", pass_rate => "—", tcr50 => "—",
-                tcr100 => "—", pass_hat => "—", tool_calls => "—", tokens => "—", cost => "—",
-                red_lines => "—",
-            });
+            leaderboard.push((
+                f64::NEG_INFINITY,
+                context! {
+                    agent => col.agent.clone(), run => col.run_data.label.clone(),
+                    colour => charts::colour_css(ci),
+                    trials => col.run_data.trials.iter().filter(|t| t.agent == col.agent).count(),
+                    errors => 0, weighted => "—", strict => "—", pass_rate => "—", tcr50 => "—",
+                    tcr100 => "—", pass_hat => "—", tool_calls => "—", tokens => "—", cost => "—",
+                    red_lines => "—",
+                },
+            ));
             continue;
         };
         let tcr = |p: u32| s.tcr.get(&p).map(|v| pct(*v)).unwrap_or_else(|| "—".into());
@@ -367,38 +370,31 @@ pub fn overview(runs: &[RunData]) -> String {
             .next_back()
             .map(|(k, v)| format!("{} (k={k})", pct(*v)))
             .unwrap_or_else(|| "—".into());
-        leaderboard.push(context! {
-            agent => col.agent.clone(),
-            run => col.run_data.label.clone(),
-            colour => charts::colour_css(ci),
-            trials => s.trials,
-            errors => s.errors,
-            weighted => format!("{} ± {}", pct(s.weighted.mean), pct(s.weighted.std)),
-            strict => format!("{}%", pct(s.strict_success_rate)),
-            pass_rate => format!("{}%", pct(s.pass_rate_mean)),
-            tcr50 => tcr(50),
-            tcr100 => tcr(100),
-            pass_hat => pass_hat,
-            tool_calls => format!("{:.1}", s.tool_calls_mean),
-            tokens => format!("{:.0}", s.input_tokens_mean + s.output_tokens_mean),
-            cost => s.cost_usd_mean.map(|c| format!("{c:.4}")).unwrap_or_else(|| "—".into()),
-            red_lines => s.red_line_violations.len(),
-        });
+        leaderboard.push((
+            s.weighted.mean,
+            context! {
+                agent => col.agent.clone(),
+                run => col.run_data.label.clone(),
+                colour => charts::colour_css(ci),
+                trials => s.trials,
+                errors => s.errors,
+                weighted => format!("{} ± {}", pct(s.weighted.mean), pct(s.weighted.std)),
+                strict => format!("{}%", pct(s.strict_success_rate)),
+                pass_rate => format!("{}%", pct(s.pass_rate_mean)),
+                tcr50 => tcr(50),
+                tcr100 => tcr(100),
+                pass_hat => pass_hat,
+                tool_calls => format!("{:.1}", s.tool_calls_mean),
+                tokens => format!("{:.0}", s.input_tokens_mean + s.output_tokens_mean),
+                cost => s.cost_usd_mean.map(|c| format!("{c:.4}")).unwrap_or_else(|| "—".into()),
+                red_lines => s.red_line_violations.len(),
+            },
+        ));
     }
 
-    // Best first, as in report.md.
-    leaderboard.sort_by(|a, b| {
-        let key = |v: &JValue| {
-            v.get_attr("weighted")
-                .ok()
-                .and_then(|w| {
-                    w.as_str()
-                        .and_then(|s| s.split(' ').next()?.parse::<f64>().ok())
-                })
-                .unwrap_or(-1.0)
-        };
-        key(b).total_cmp(&key(a))
-    });
+    // Best first, as in report.md (agents without a score last).
+    leaderboard.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let leaderboard: Vec<JValue> = leaderboard.into_iter().map(|(_, row)| row).collect();
 
     // Charts.
     let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();

@@ -19,16 +19,21 @@ use crate::load::{RunData, label_runs, load_run};
 struct AppState {
     dirs: Arc<Vec<PathBuf>>,
     /// The runs as last loaded (by the overview), for trial pages.
-    runs: Arc<Mutex<Vec<RunData>>>,
+    runs: Arc<Mutex<Arc<Vec<RunData>>>>,
 }
 
 impl AppState {
-    fn reload(&self) -> Vec<RunData> {
+    fn reload(&self) -> Arc<Vec<RunData>> {
         let mut runs: Vec<RunData> = self.dirs.iter().map(|d| load_run(d)).collect();
         label_runs(&mut runs);
+        let runs = Arc::new(runs);
         let mut guard = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         *guard = runs.clone();
         runs
+    }
+
+    fn last(&self) -> Arc<Vec<RunData>> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 
@@ -36,7 +41,7 @@ impl AppState {
 pub fn router(dirs: Vec<PathBuf>) -> Router {
     let state = AppState {
         dirs: Arc::new(dirs),
-        runs: Arc::new(Mutex::new(Vec::new())),
+        runs: Arc::new(Mutex::new(Arc::new(Vec::new()))),
     };
     Router::new()
         .route("/", get(overview))
@@ -69,16 +74,12 @@ async fn trial(
     let epoch = epoch.strip_suffix(".html").unwrap_or(&epoch).to_string();
     let key = format!("{task}/{agent}/{epoch}");
     let page = tokio::task::spawn_blocking(move || {
-        let known = {
-            let guard = state.runs.lock().unwrap_or_else(|p| p.into_inner());
-            guard.get(run).filter(|r| r.trial(&key).is_some()).cloned()
-        };
+        let mut runs = state.last();
         // A trial not seen yet (opened before the overview, or new since): load again.
-        let data = match known {
-            Some(r) => Some(r),
-            None => state.reload().into_iter().nth(run),
-        }?;
-        crate::trial::trial_page(&data, &key, "../../../../")
+        if runs.get(run).is_none_or(|r| r.trial(&key).is_none()) {
+            runs = state.reload();
+        }
+        crate::trial::trial_page(runs.get(run)?, &key, "../../../../")
     })
     .await;
     match page {
