@@ -25,6 +25,7 @@
 //! counts as an agent failure. An agent's mistakes (bad tool arguments, impossible actions)
 //! are tool errors, recorded in the trajectory like any other outcome.
 
+pub mod budget;
 mod catalog;
 pub mod doctor;
 pub mod harness;
@@ -159,6 +160,14 @@ pub trait Agent: Send {
     /// never a secret. `None` for agents that need no definition beyond their spec.
     fn definition(&self) -> Option<serde_json::Value> {
         None
+    }
+
+    /// Share `limit`, the agent's requests-per-minute budget in this process, among its
+    /// trials (`bureau run --rpm`). `false`: the agent's model calls are not Bureau's to pace
+    /// (no model, or a harness program calling its model itself).
+    fn set_rate_limit(&mut self, limit: std::sync::Arc<budget::RateLimit>) -> bool {
+        let _ = limit;
+        false
     }
 }
 

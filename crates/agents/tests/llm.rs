@@ -995,3 +995,61 @@ fn an_agents_file_compares_agents_in_one_run() {
         "{err}"
     );
 }
+
+#[test]
+fn an_rpm_budget_spaces_the_model_calls_of_concurrent_trials_and_records_the_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = write_hello_task(&tmp.path().join("hello"), 1, 20, 600);
+    // Three trials at once, one model call each (the model answers with text at once).
+    let script = (0..3)
+        .map(|_| openai::text("Nothing to do.", tokens(100, 0, 5)))
+        .collect();
+    let server = FakeServer::start(Wire::OpenAi, Some(SECRET), script);
+    let agents = write_agents_file(tmp.path(), &openai_agents(&server.base_url(), ""));
+    let catalog = catalog(&agents);
+    let out = tmp.path().join("run");
+    let mut config = bureau_run::RunConfig::new(
+        vec![task.display().to_string()],
+        vec!["gpt".into()],
+        out.clone(),
+    );
+    config.quiet = true;
+    config.retries = 0;
+    config.epochs = 3;
+    config.concurrency = 3;
+    // 60 requests a minute: one a second.
+    config.budget.rpm = Some(60);
+
+    let started = std::time::Instant::now();
+    bureau_run::run_with(&config, &|spec| catalog.make(spec)).unwrap();
+    // Three request starts at least 1 s apart: the last at least 2 s after the first.
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.received().len(), 3);
+    let waits: Vec<Option<u64>> = (1..=3)
+        .flat_map(|epoch| {
+            let path =
+                bureau_run::rundir::trial_dir(&out, "hello", "gpt", epoch).join("trajectory.jsonl");
+            read(&path)
+                .lines()
+                .map(|l| serde_json::from_str::<Step>(l).unwrap())
+                .filter_map(|s| match s.kind {
+                    StepKind::ModelCall(c) => Some(c.budget_wait_ms),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(waits.len(), 3);
+    // Each trial records its own wait; the trials started together, so some waited.
+    assert!(
+        waits.iter().any(|w| w.is_some_and(|w| w >= 500)),
+        "{waits:?}"
+    );
+    // The budget is recorded in run.json, for every shard to take its part of.
+    let manifest = read(&out.join("run.json"));
+    assert!(manifest.contains("\"rpm\": 60"), "{manifest}");
+}

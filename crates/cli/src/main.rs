@@ -10,6 +10,7 @@ use bureau_run::{RunConfig, RunError};
 use clap::{Args, Parser, Subcommand};
 
 mod import;
+mod limits;
 mod media;
 mod play;
 mod submit;
@@ -299,6 +300,12 @@ struct RunArgs {
     /// Trials run at the same time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
+    /// At most N trials of one agent at once, for the whole run: N, or SPEC=N for one agent (repeatable). A sharded run splits it across its shards (docs/distributed.md).
+    #[arg(long, value_name = "[SPEC=]N", value_parser = limits::parse_agent_limit)]
+    agent_concurrency: Vec<(Option<String>, u32)>,
+    /// At most N model requests per minute from one agent, for the whole run: N, or SPEC=N for one agent (repeatable). Paces Bureau's own llm agents (each call waits for its slot; the wait is recorded as budget_wait_ms); a sharded run splits it across its shards.
+    #[arg(long, value_name = "[SPEC=]N", value_parser = limits::parse_agent_limit)]
+    rpm: Vec<(Option<String>, u32)>,
     /// Run directory [default: runs/<timestamp>]. An existing run directory is resumed.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -571,7 +578,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }),
         shard: args.shard,
+        claim_stale_after: bureau_run::claim::STALE_AFTER,
+        budget: Default::default(),
+        agent_budgets: Default::default(),
     };
+    let mut config = config;
+    limits::apply_agent_limits(&mut config, &args.agent_concurrency, &args.rpm);
     // Third-party harnesses (claude-code, codex, command:..., harness agents of the agents
     // file) are made by bureau-harness, which the run crate does not depend on.
     let outcome = bureau_run::run_with_catalog(&config, bureau_harness::catalog())?;
@@ -604,6 +616,15 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         outcome.skipped,
         outcome.out.display()
     );
+    if outcome.held_elsewhere > 0 {
+        eprintln!(
+            "{} trial(s) not played: another live process holds them (a claim file in the trial \
+             directory, refreshed every {} s) — it is running them; a claim not refreshed for {} s is taken over",
+            outcome.held_elsewhere,
+            bureau_run::claim::HEARTBEAT.as_secs(),
+            config.claim_stale_after.as_secs()
+        );
+    }
     if !outcome.skipped_tasks.is_empty() {
         let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
         for (_, why) in &outcome.skipped_tasks {

@@ -45,6 +45,12 @@ pub struct SubmitRunArgs {
     /// Trials at once within each shard.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
+    /// At most N trials of one agent at once over ALL shards together: N or SPEC=N (repeatable); each shard takes its part (as for `bureau run`).
+    #[arg(long, value_name = "[SPEC=]N", value_parser = crate::limits::parse_agent_limit)]
+    agent_concurrency: Vec<(Option<String>, u32)>,
+    /// At most N model requests per minute from one agent over ALL shards together: N or SPEC=N (repeatable); each shard takes its part.
+    #[arg(long, value_name = "[SPEC=]N", value_parser = crate::limits::parse_agent_limit)]
+    rpm: Vec<(Option<String>, u32)>,
     /// Extra attempts for a trial whose harness failed (as for `bureau run`).
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
@@ -180,6 +186,20 @@ fn spec(
     push("--epochs", Some(run.epochs.to_string()));
     push("--concurrency", Some(run.concurrency.to_string()));
     push("--retries", run.retries.map(|v| v.to_string()));
+    for (flag, limits) in [
+        ("--agent-concurrency", &run.agent_concurrency),
+        ("--rpm", &run.rpm),
+    ] {
+        for (spec, n) in limits {
+            push(
+                flag,
+                Some(match spec {
+                    Some(s) => format!("{s}={n}"),
+                    None => n.to_string(),
+                }),
+            );
+        }
+    }
     options.extend(run.run_args.iter().cloned());
     let targets = if absolute {
         run.targets.iter().map(|t| absolute_target(t)).collect()

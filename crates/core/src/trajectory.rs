@@ -78,6 +78,10 @@ pub struct ModelCall {
     /// `bureau view`; part of no score). Absent where it was not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<u64>,
+    /// Milliseconds the call waited for the agent's requests-per-minute budget before it was
+    /// sent (`bureau run --rpm`); not part of `wall_ms`. Absent when it did not wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_wait_ms: Option<u64>,
 }
 
 /// Tokens and cost of one model call.
@@ -184,6 +188,7 @@ mod tests {
                 }],
                 error: None,
                 wall_ms: Some(1234),
+                budget_wait_ms: None,
             }),
         };
         let line = serde_json::to_value(&step).unwrap();

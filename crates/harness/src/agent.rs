@@ -1056,6 +1056,7 @@ impl<'a> Transcript<'a> {
                     retries: Vec::new(),
                     error: None,
                     wall_ms: Some(finished.elapsed.as_millis().try_into().unwrap_or(u64::MAX)),
+                    budget_wait_ms: None,
                 }))
             }
             None => self.tools.note(json!({"harness_run": {

@@ -10,6 +10,8 @@
 //! `error` too (not retried: the same world breaks the same check). [`rescore`] recomputes the
 //! verdicts of a finished run from its stored snapshots and trajectories.
 
+pub mod budget;
+pub mod claim;
 pub mod compare;
 pub mod feedback;
 pub mod lint;
@@ -112,6 +114,14 @@ pub struct RunConfig {
     pub variants: Option<bureau_variants::Plan>,
     /// Run only this shard of the run's trials (`--shard K/N`, docs/distributed.md).
     pub shard: Option<Shard>,
+    /// A trial's claim not refreshed for this long is taken over ([`claim`]): its holder is
+    /// presumed dead. Default [`claim::STALE_AFTER`].
+    pub claim_stale_after: std::time::Duration,
+    /// Every agent's model API limits for the whole run (`--agent-concurrency N`,
+    /// `--rpm N`), split across shards ([`budget`]); `agent_budgets` overrides them for one
+    /// agent (`--rpm SPEC=N`).
+    pub budget: budget::AgentBudget,
+    pub agent_budgets: BTreeMap<String, budget::AgentBudget>,
 }
 
 impl RunConfig {
@@ -136,6 +146,9 @@ impl RunConfig {
             embeddings: None,
             variants: None,
             shard: None,
+            claim_stale_after: claim::STALE_AFTER,
+            budget: Default::default(),
+            agent_budgets: BTreeMap::new(),
         }
     }
 }
@@ -151,6 +164,9 @@ pub struct RunOutcome {
     pub ran: usize,
     /// Trials found finished in the run directory and skipped.
     pub skipped: usize,
+    /// Trials not played because another live process holds their claim ([`claim`]): a
+    /// second instance of the same shard, or another run on the same directory.
+    pub held_elsewhere: usize,
     pub passed: usize,
     pub failed: usize,
     pub errored: usize,
@@ -593,6 +609,7 @@ pub fn run_full(
                 seed: plan.seed,
             }),
         shards: config.shard.map(|s| s.n),
+        budgets: budget::resolve(config.budget, &config.agent_budgets, &config.agents),
     };
     // Every path of the run is absolute from here on: worlds run programs (git) in other
     // working directories, where a relative path would name something else.
@@ -706,6 +723,28 @@ pub fn run_full(
         }
     };
     let workers = config.concurrency.max(1).min(jobs.len().max(1));
+    // -- model API limits: this process's part of each agent's budget --
+    let budgets = budget::resolve(config.budget, &config.agent_budgets, &config.agents);
+    let mut rate_limits = BTreeMap::new();
+    let mut caps = BTreeMap::new();
+    for (spec, b) in &budgets {
+        let share = b.share(config.shard);
+        if let Some(limit) = share
+            .rpm
+            .and_then(bureau_agents::budget::RateLimit::per_minute)
+        {
+            rate_limits.insert(spec.clone(), std::sync::Arc::new(limit));
+        }
+        if let Some(c) = share.concurrency {
+            caps.insert(spec.clone(), c as usize);
+        }
+        if let (Some(c), Some(shard)) = (b.concurrency, config.shard)
+            && let Some(warning) = budget::oversubscribed(spec, c, shard.n)
+            && !config.quiet
+        {
+            eprintln!("warning: {warning}");
+        }
+    }
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
     let replicas = Replicas::new(config.replicas, workers);
@@ -726,37 +765,97 @@ pub fn run_full(
             .then_some(&make_colleagues as &ColleagueFactory<'_>),
         context,
         embedder: people.embeddings.as_ref().map(|e| &e.embedder),
+        rate_limits: Some(&rate_limits),
     };
-    let next = AtomicUsize::new(0);
+    let scheduler = budget::Scheduler::new(
+        jobs.iter().map(|j| j.agent_spec.to_string()).collect(),
+        caps,
+    );
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<RunError>> = Mutex::new(None);
     let done = AtomicUsize::new(0);
+    // Trials another live process holds (a second instance of this shard, say).
+    let elsewhere = AtomicUsize::new(0);
+    // Trials another process finished after this one listed them.
+    let finished_elsewhere = AtomicUsize::new(0);
+    let heartbeat = claim::Heartbeat::default();
+    let workers_done = AtomicBool::new(false);
+    let fail = |e: RunError| {
+        stop.store(true, Ordering::SeqCst);
+        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+    };
     std::thread::scope(|scope| {
+        let mut handles = Vec::new();
         for _ in 0..workers {
-            scope.spawn(|| {
+            handles.push(scope.spawn(|| {
                 while !stop.load(Ordering::SeqCst) {
                     if bureau_core::interrupt::requested().is_some() {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(i) = scheduler.take(&stop) else {
+                        break;
+                    };
                     let Some(job) = jobs.get(i) else { break };
-                    match trial::run_trial(job, factory, &scoring, config.retries.saturating_add(1))
-                    {
+                    let held = match claim::claim(&job.dir, config.claim_stale_after) {
+                        Ok(claim::Claimed::Mine(c)) => c,
+                        Ok(claim::Claimed::Held(_)) => {
+                            elsewhere.fetch_add(1, Ordering::SeqCst);
+                            scheduler.finished(i);
+                            continue;
+                        }
+                        Err(e) => {
+                            scheduler.finished(i);
+                            fail(e);
+                            continue;
+                        }
+                    };
+                    // Finished by another process between the listing and the claim.
+                    let result = job.dir.join(rundir::RESULT_JSON);
+                    if result.is_file() && rundir::read_json::<TrialResult>(&result).is_ok() {
+                        held.release();
+                        scheduler.finished(i);
+                        finished_elsewhere.fetch_add(1, Ordering::SeqCst);
+                        continue;
+                    }
+                    heartbeat.hold(&held);
+                    let ran = trial::run_trial(
+                        job,
+                        factory,
+                        &scoring,
+                        config.retries.saturating_add(1),
+                        Some(&held),
+                    );
+                    heartbeat.drop_claim(&held);
+                    held.release();
+                    scheduler.finished(i);
+                    match ran {
                         Ok(Some(result)) => {
                             progress.finished(&result);
                             done.fetch_add(1, Ordering::SeqCst);
                         }
-                        // Interrupted: recorded as such, left for a resume.
+                        // Interrupted, or taken over: left for a resume or to its new holder.
                         Ok(None) => {}
-                        Err(e) => {
-                            stop.store(true, Ordering::SeqCst);
-                            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                            slot.get_or_insert(e);
-                        }
+                        Err(e) => fail(e),
                     }
                 }
-            });
+            }));
         }
+        // Claims of running trials are refreshed while any worker runs.
+        scope.spawn(|| {
+            let mut since = std::time::Instant::now();
+            while !workers_done.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                if since.elapsed() >= claim::HEARTBEAT {
+                    heartbeat.beat();
+                    since = std::time::Instant::now();
+                }
+            }
+        });
+        for h in handles {
+            let _ = h.join();
+        }
+        workers_done.store(true, Ordering::SeqCst);
     });
     progress.done();
     let replica_errors = replicas.take_errors();
@@ -796,8 +895,9 @@ pub fn run_full(
     Ok(RunOutcome {
         out: out.clone(),
         total,
-        ran: jobs.len(),
-        skipped,
+        ran: done.load(Ordering::SeqCst),
+        skipped: skipped + finished_elsewhere.load(Ordering::SeqCst),
+        held_elsewhere: elsewhere.load(Ordering::SeqCst),
         passed: count(TrialStatus::Passed),
         failed: count(TrialStatus::Failed),
         errored: count(TrialStatus::Error),

@@ -48,6 +48,10 @@ pub struct RunManifest {
     /// shard must give the same tasks, agents, epochs and N.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<u32>,
+    /// Each agent's model API limits for the whole run (`--agent-concurrency`, `--rpm`), by
+    /// spec; every shard must give the same (each takes its part).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub budgets: std::collections::BTreeMap<String, crate::budget::AgentBudget>,
 }
 
 /// The procedural variants of a run (docs/variants.md).
@@ -199,6 +203,32 @@ pub(crate) fn shard_differs(
         return Some(format!(
             "tasks {:?}, not {:?} (every shard must load the same tasks)",
             old.tasks, new.tasks
+        ));
+    }
+    if old.budgets != new.budgets {
+        let show = |m: &RunManifest| {
+            if m.budgets.is_empty() {
+                return "none".to_string();
+            }
+            m.budgets
+                .iter()
+                .map(|(a, b)| {
+                    let mut parts = Vec::new();
+                    if let Some(c) = b.concurrency {
+                        parts.push(format!("--agent-concurrency {c}"));
+                    }
+                    if let Some(r) = b.rpm {
+                        parts.push(format!("--rpm {r}"));
+                    }
+                    format!("{a}: {}", parts.join(" "))
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        return Some(format!(
+            "agent limits {}, not {} (every shard of a run gives the same --agent-concurrency and --rpm: each takes its part of them)",
+            show(old),
+            show(new)
         ));
     }
     match old.shards {

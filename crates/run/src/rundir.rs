@@ -23,6 +23,8 @@
 //!                                      the workspace was the replica, reset after the trial;
 //!                                      generated contents are never in blobs/)
 //!     attempts/<k>/                    earlier attempts (errored or interrupted), same layout
+//!     claim.<g>.json                   while the trial runs: the claim of the process playing
+//!                                      it (crate::claim); removed once result.json is written
 //! ```
 
 use std::io::Write;

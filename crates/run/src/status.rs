@@ -19,8 +19,10 @@ pub struct ShardStatus {
     pub trials: usize,
     /// Trials with a readable result.json.
     pub done: usize,
-    /// Trials begun (an attempt directory) without a result: running, or stopped.
+    /// Trials begun (an attempt directory or a claim) without a result: running, or stopped.
     pub started: usize,
+    /// Of those, the trials a live process holds a claim on ([`crate::claim`]): running now.
+    pub running: usize,
     /// Of the done trials, those with status error.
     pub errors: usize,
 }
@@ -61,6 +63,7 @@ pub fn status(out: &Path) -> Result<RunStatus, RunError> {
             trials: 0,
             done: 0,
             started: 0,
+            running: 0,
             errors: 0,
         })
         .collect();
@@ -76,7 +79,13 @@ pub fn status(out: &Path) -> Result<RunStatus, RunError> {
                 }
             }
             Err(_) => {
-                if dir.join("attempts").is_dir() {
+                let claim = crate::claim::current(dir, crate::claim::STALE_AFTER)
+                    .ok()
+                    .flatten();
+                if claim.as_ref().is_some_and(|(_, alive)| *alive) {
+                    st.running += 1;
+                    st.started += 1;
+                } else if claim.is_some() || dir.join("attempts").is_dir() {
                     st.started += 1;
                 }
             }
@@ -100,7 +109,14 @@ impl RunStatus {
             let state = if s.done == s.trials {
                 "done".to_string()
             } else if s.started > 0 {
-                format!("{} begun without a result (running, or stopped)", s.started)
+                let stopped = s.started - s.running;
+                match (s.running, stopped) {
+                    (r, 0) => format!("{r} running"),
+                    (0, st) => {
+                        format!("{st} begun and stopped without a result (resume the shard)")
+                    }
+                    (r, st) => format!("{r} running, {st} begun and stopped without a result"),
+                }
             } else if s.done == 0 {
                 "not started".to_string()
             } else {

@@ -88,6 +88,10 @@ pub struct Scoring<'a> {
     /// Under `rag`: the embeddings model ranking `memory_search` results (`--embeddings`);
     /// `None` = BM25.
     pub embedder: Option<&'a Arc<dyn Embedder>>,
+    /// Each agent's requests-per-minute budget in this process (`--rpm`), by agent spec,
+    /// shared by the agent's trials.
+    pub rate_limits:
+        Option<&'a std::collections::BTreeMap<String, Arc<bureau_agents::budget::RateLimit>>>,
 }
 
 // -- dialogue history (OdysseyBench) --
@@ -376,6 +380,9 @@ fn drive(
     rounds: &mut Rounds,
 ) -> Result<(), String> {
     let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
+    if let Some(limit) = scoring.rate_limits.and_then(|l| l.get(spec)) {
+        agent.set_rate_limit(limit.clone());
+    }
     // -- workspace replicas (issue 5) --
     let leased = match scoring.replicas {
         Some(r) => r.lease(task)?,
@@ -760,6 +767,7 @@ pub(crate) fn run_trial(
     factory: &AgentFactory<'_>,
     scoring: &Scoring<'_>,
     max_attempts: u32,
+    claim: Option<&crate::claim::Claim>,
 ) -> Result<Option<TrialResult>, RunError> {
     let attempts_dir = job.dir.join(ATTEMPTS);
     let mut k = rundir::attempt_numbers(&job.dir)?
@@ -809,18 +817,33 @@ pub(crate) fn run_trial(
         rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
         if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1)
         {
-            return finalize(job, k, outcome).map(Some);
+            // Taken over by another process (this one was presumed dead): its result is
+            // the trial's; this attempt stays in attempts/ and writes nothing more.
+            if claim.is_some_and(|c| !c.still_mine()) {
+                return Ok(None);
+            }
+            return finalize(job, k, outcome, claim);
         }
     }
 }
 
-fn finalize(job: &TrialJob<'_>, k: u32, outcome: AttemptOutcome) -> Result<TrialResult, RunError> {
+fn finalize(
+    job: &TrialJob<'_>,
+    k: u32,
+    outcome: AttemptOutcome,
+    claim: Option<&crate::claim::Claim>,
+) -> Result<Option<TrialResult>, RunError> {
     let trial = &job.dir;
     let attempt_dir = trial.join(ATTEMPTS).join(k.to_string());
     // Leftovers of an earlier finalisation that was interrupted before its result.json.
     for entry in std::fs::read_dir(trial).map_err(io_err(trial))? {
         let entry = entry.map_err(io_err(trial))?;
-        if entry.file_name() == ATTEMPTS {
+        if entry.file_name() == ATTEMPTS
+            || entry
+                .file_name()
+                .to_str()
+                .is_some_and(crate::claim::is_claim_file)
+        {
             continue;
         }
         let p = entry.path();
@@ -880,11 +903,15 @@ fn finalize(job: &TrialJob<'_>, k: u32, outcome: AttemptOutcome) -> Result<Trial
         depgraph: outcome.depgraph,
         feedback: outcome.feedback,
     };
+    // Taken over meanwhile (a rare race: this process was presumed dead): no second result.
+    if claim.is_some_and(|c| !c.still_mine()) {
+        return Ok(None);
+    }
     rundir::write_json(&trial.join(RESULT_JSON), &result)?;
     // Housekeeping after the result is safe: the attempt directory is empty now.
     let _ = std::fs::remove_dir(&attempt_dir);
     let _ = std::fs::remove_dir(trial.join(ATTEMPTS));
-    Ok(result)
+    Ok(Some(result))
 }
 
 #[cfg(test)]
@@ -962,6 +989,7 @@ mod tests {
                 retries: vec![],
                 error: None,
                 wall_ms: None,
+                budget_wait_ms: None,
             }),
         };
         let u = usage_of(&[call(100, 40, 10, Some(0.25)), call(200, 0, 5, None)]);

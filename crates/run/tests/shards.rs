@@ -145,3 +145,99 @@ fn shards_that_disagree_are_refused_with_the_difference_named() {
     assert!(o.ran > 0);
     assert!(bureau_run::status::status(&out).unwrap().complete);
 }
+
+/// Every result.json under `out`, counting those left in attempt directories too.
+fn results(out: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![out.join("trials")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if e.file_name() == "result.json" {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn one_shard_started_twice_at_once_plays_each_trial_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    // Shard 1 of 2, started twice (a requeued array element whose first instance still
+    // runs): the claims let each trial be played by exactly one of them.
+    let outcomes: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let mut c = config(&out, shard(1, 2));
+                c.concurrency = 2;
+                s.spawn(move || bureau_run::run(&c).unwrap())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let status = bureau_run::status::status(&out).unwrap();
+    let mine = status.shards[0].trials;
+    let played: usize = outcomes.iter().map(|o| o.ran).sum();
+    let held: usize = outcomes.iter().map(|o| o.held_elsewhere).sum();
+    let skipped: usize = outcomes.iter().map(|o| o.skipped).sum();
+    assert_eq!(played, mine, "each trial played once: {outcomes:?}");
+    assert_eq!(played + held + skipped, 2 * mine);
+    assert_eq!(status.shards[0].done, mine);
+    assert_eq!(results(&out), mine, "no trial has two results");
+    // No claim is left behind.
+    assert_eq!(status.shards[0].running, 0);
+}
+
+#[test]
+fn a_claim_left_by_a_killed_process_does_not_block_the_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    bureau_run::run(&config(&out, None)).unwrap();
+    // A trial whose process died mid-run (kill -9): no result, its claim file still there.
+    let (first, _) = verdicts(&out).into_iter().next().unwrap();
+    let trial = out.join(first).parent().unwrap().to_path_buf();
+    let before = std::fs::read(trial.join("verdicts.json")).unwrap();
+    std::fs::remove_file(trial.join("result.json")).unwrap();
+    let host = bureau_run::claim::host();
+    let dead = bureau_run::claim::ClaimRecord {
+        host: host.clone(),
+        pid: 4_194_305, // above any pid_max: no such process
+        generation: 1,
+    };
+    bureau_run::rundir::write_json(&trial.join("claim.1.json"), &dead).unwrap();
+    let status = bureau_run::status::status(&out).unwrap();
+    assert_eq!(status.shards[0].running, 0, "a dead process is not running");
+    assert_eq!(status.shards[0].started, 1);
+    // A live claim from another machine is honoured (it is running there)…
+    let elsewhere = bureau_run::claim::ClaimRecord {
+        host: format!("{host}-other"),
+        pid: 1,
+        generation: 2,
+    };
+    bureau_run::rundir::write_json(&trial.join("claim.2.json"), &elsewhere).unwrap();
+    let held = bureau_run::run(&config(&out, None)).unwrap();
+    assert_eq!((held.ran, held.held_elsewhere), (0, 1));
+    assert_eq!(
+        bureau_run::status::status(&out).unwrap().shards[0].running,
+        1
+    );
+    // …until it goes stale; then the resume takes it over and plays it once.
+    let mut c = config(&out, None);
+    c.claim_stale_after = std::time::Duration::ZERO;
+    let resumed = bureau_run::run(&c).unwrap();
+    assert_eq!((resumed.ran, resumed.held_elsewhere), (1, 0));
+    assert_eq!(std::fs::read(trial.join("verdicts.json")).unwrap(), before);
+    let left: Vec<_> = std::fs::read_dir(&trial)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("claim."))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "claims are removed once the result is written"
+    );
+}

@@ -59,6 +59,10 @@ pub struct RunData {
     /// The typed results and verdicts of the trials that have them, for the summary.
     pub scored: Vec<(TrialResult, Vec<Verdict>)>,
     pub problems: Vec<Problem>,
+    /// A sharded run's progress per shard (`bureau status`), computed from the partition
+    /// run.json implies; `None` when the run is not sharded or its tasks could not be loaded
+    /// (then a problem says why).
+    pub shards: Option<bureau_run::status::RunStatus>,
 }
 
 impl RunData {
@@ -145,6 +149,7 @@ pub fn load_run(dir: &Path) -> RunData {
         trials: Vec::new(),
         scored: Vec::new(),
         problems: Vec::new(),
+        shards: None,
     };
     let problem = |run: &mut RunData, path: &Path, message: String| {
         run.problems.push(Problem {
@@ -188,6 +193,27 @@ pub fn load_run(dir: &Path) -> RunData {
                 let key = format!("{task}/{agent_dir}/{epoch}");
                 load_trial(&mut run, dir, &trial_dir, key, &task, &agent_dir, epoch_n);
             }
+        }
+    }
+    // A sharded run: each shard's progress. It needs the tasks (for the partition), loaded
+    // from the targets run.json records, relative to the current directory as the run was
+    // given them.
+    let sharded = run
+        .manifest
+        .as_ref()
+        .and_then(|m| m.get("shards"))
+        .and_then(Value::as_u64)
+        .is_some();
+    if sharded {
+        match bureau_run::status::status(dir) {
+            Ok(s) => run.shards = Some(s),
+            Err(e) => problem(
+                &mut run,
+                &manifest,
+                format!(
+                    "cannot show the progress per shard: {e} — run the viewer from the directory the run was started in"
+                ),
+            ),
         }
     }
     run

@@ -88,6 +88,37 @@ pub fn url_segment(s: &str) -> String {
 }
 
 /// A red (0) to green (1) background for a score.
+/// One row per shard of a sharded run, for the run card.
+fn shard_rows(status: &bureau_run::status::RunStatus) -> Vec<minijinja::Value> {
+    status
+        .shards
+        .iter()
+        .map(|s| {
+            let state = if s.done == s.trials {
+                "done"
+            } else if s.running > 0 {
+                "running"
+            } else if s.started > 0 {
+                "stopped (resume it)"
+            } else if s.done == 0 {
+                "not started"
+            } else {
+                "partly done"
+            };
+            context! {
+                shard => format!("{}/{}", s.k, s.n),
+                trials => s.trials,
+                done => s.done,
+                started => s.started,
+                running => s.running,
+                errors => s.errors,
+                state => state,
+                percent => (s.done * 100).checked_div(s.trials).unwrap_or(100),
+            }
+        })
+        .collect()
+}
+
 fn heat(score: Option<f64>, status: &str) -> String {
     match score {
         Some(s) => {
@@ -344,6 +375,8 @@ pub fn overview(runs: &[RunData]) -> String {
             settings => settings.join(" · "),
             problems => problems,
             more_problems => more,
+            shards => run.shards.as_ref().map(shard_rows),
+            shards_complete => run.shards.as_ref().map(|s| s.complete),
         });
     }
 

@@ -257,3 +257,48 @@ fn the_server_serves_pages_on_loopback_and_nothing_outside_the_runs() {
     );
     assert_eq!(get("run.json").status(), 404);
 }
+
+#[test]
+fn a_sharded_run_shows_its_progress_per_shard_until_every_trial_is_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("sharded");
+    let lite = format!("{}@lite", suites().join("starter").display());
+    let config = |k| {
+        let mut c = RunConfig::new(vec![lite.clone()], vec!["null".into()], run.clone());
+        c.quiet = true;
+        c.shard = Some(bureau_run::Shard { k, n: 2 });
+        c
+    };
+    // Only shard 1 of 2 has run.
+    bureau_run::run(&config(1)).unwrap();
+    let status = bureau_run::status::status(&run).unwrap();
+    let (one, two) = (&status.shards[0], &status.shards[1]);
+    assert!(one.trials > 0 && one.done == one.trials);
+    assert!(two.trials > 0 && two.done == 0);
+    let html = |run: &Path| {
+        let (_out, index) = export(&[run.to_path_buf()]);
+        std::fs::read_to_string(index).unwrap()
+    };
+    let page = html(&run);
+    assert!(page.contains("<table class=\"shards\">"), "{page}");
+    // Shard, done, trials (`/` is escaped by the templates).
+    let row = |k: u32, done: usize, trials: usize| {
+        format!(
+            "<tr><td>{k}&#x2f;2</td><td class=\"num\">{done}</td><td class=\"num\">{trials}</td>"
+        )
+    };
+    assert!(page.contains(&row(1, one.done, one.trials)), "{page}");
+    assert!(page.contains(&row(2, 0, two.trials)), "{page}");
+    assert!(page.contains("<td>done</td>") && page.contains("<td>not started</td>"));
+    assert!(page.contains("the figures below are provisional"));
+
+    // Shard 2 runs: every trial is in, the summary is final.
+    bureau_run::run(&config(2)).unwrap();
+    let page = html(&run);
+    assert!(!page.contains("<td>not started</td>"), "{page}");
+    assert!(page.contains("the summary is final"));
+
+    // A run that is not sharded has no shard table.
+    let (_tmp, a, _) = runs();
+    assert!(!html(a).contains("class=\"shards\""));
+}

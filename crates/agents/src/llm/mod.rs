@@ -177,6 +177,8 @@ pub struct LlmAgent {
     shell: Option<bureau_shell::Confinement>,
     /// Why `shell_run` is not offered although enabled.
     shell_unavailable: Option<String>,
+    /// The agent's requests-per-minute budget in this process, shared by its trials.
+    rate_limit: Option<std::sync::Arc<crate::budget::RateLimit>>,
 }
 
 impl LlmAgent {
@@ -201,6 +203,7 @@ impl LlmAgent {
         Ok(LlmAgent {
             shell,
             shell_unavailable,
+            rate_limit: None,
             name: name.into(),
             url: provider.endpoint(&base),
             def,
@@ -316,6 +319,15 @@ impl LlmAgent {
         };
         let mut retries: Vec<ModelRetry> = Vec::new();
         let provider = self.provider();
+        // The agent's requests-per-minute budget (`--rpm`): wait for a slot, unless it comes
+        // after the turn's time.
+        let budget_wait = match &self.rate_limit {
+            Some(limit) => match limit.acquire(deadline) {
+                Ok(w) => Some(w.as_millis().try_into().unwrap_or(u64::MAX)),
+                Err(()) => return Ok(None),
+            },
+            None => None,
+        };
         let started = std::time::Instant::now();
         let outcome = retry::call(
             &client,
@@ -342,6 +354,7 @@ impl LlmAgent {
             retries,
             error: None,
             wall_ms: Some(started.elapsed().as_millis().try_into().unwrap_or(u64::MAX)),
+            budget_wait_ms: budget_wait.filter(|&w| w > 0),
         };
         match outcome {
             Ok(answer) => {
@@ -378,6 +391,11 @@ impl LlmAgent {
 impl Agent for LlmAgent {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn set_rate_limit(&mut self, limit: std::sync::Arc<crate::budget::RateLimit>) -> bool {
+        self.rate_limit = Some(limit);
+        true
     }
 
     /// The model and its endpoint: the key was found when the agent was made (else making
