@@ -22,6 +22,7 @@ pub mod shard;
 pub mod status;
 pub mod trial;
 mod validate;
+pub mod validate_cache;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -53,7 +54,7 @@ pub use rundir::{load_trials, trial_dir};
 pub use shard::Shard;
 pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{
-    VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate,
+    VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate, validate_on,
     validate_task_with, validate_with,
 };
 
@@ -726,6 +727,7 @@ pub fn run_full(
             .then_some(&make_colleagues as &ColleagueFactory<'_>),
         context,
         embedder: people.embeddings.as_ref().map(|e| &e.embedder),
+        scratch: false,
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);

@@ -176,6 +176,7 @@ file_exists = "notes.md"
             context: Default::default(),
             replicas: None,
             embedder: None,
+            scratch: false,
         };
         let factory = |_: &str| -> Result<Box<dyn Agent>, AgentError> { Ok(Box::new(Blocker)) };
         let o = run_attempt(
