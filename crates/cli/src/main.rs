@@ -48,6 +48,12 @@ enum Command {
         /// matched as a raw substring in checks.star, every turn is checked.
         #[arg(long)]
         lint: bool,
+        /// Validate every task again instead of reusing the rows of tasks whose inputs (the
+        /// task's files, its suite.toml, the options, this binary) are unchanged since they were
+        /// last validated (the cache is under $BUREAU_CACHE_DIR/validate, else
+        /// ~/.cache/bureau/validate).
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Rewrite report.md and summary.json of a run directory from its stored results.
     Report {
@@ -355,6 +361,7 @@ fn main() -> ExitCode {
             variants,
             variant_seed,
             mutations,
+            no_cache,
         } => cmd_validate(
             &targets,
             bureau_run::ValidateOptions {
@@ -362,6 +369,7 @@ fn main() -> ExitCode {
                 variants,
                 variant_seed,
                 mutations,
+                cache_dir: (!no_cache).then(bureau_run::validate_cache::ValidateCache::default_dir),
             },
         ),
         Command::Report {
@@ -669,6 +677,11 @@ fn cmd_validate(
             reasons.join("; ")
         )
     };
+    let mut oracles = oracles;
+    let cached = report.cached_count();
+    if cached > 0 {
+        oracles.push(format!("{cached} from cache"));
+    }
     let by_oracle = if oracles.is_empty() {
         String::new()
     } else {

@@ -496,11 +496,19 @@ fn llm_agents_without_a_model_a_key_or_a_sound_agents_file_exit_2_before_running
 fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = write_suite(&tmp.path().join("suite"), &["a", "b"]);
-    let o = run_ok(bureau().arg("validate").arg(&suite));
+    // The validation cache of this test only.
+    let cache = tmp.path().join("cache");
+    let validate = || {
+        let mut c = bureau();
+        c.env("BUREAU_CACHE_DIR", &cache).arg("validate");
+        c
+    };
+    let o = run_ok(validate().arg(&suite));
     assert_eq!(text(&o.stdout), "2 tasks valid (2 with authored oracle)\n");
 
     write_memo_task_with(&suite.join("c"), "c", 100, "");
-    let o = bureau().arg("validate").arg(&suite).output().unwrap();
+    // `a` and `b` come from the cache; only `c` is validated.
+    let o = validate().arg(&suite).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let stdout = text(&o.stdout);
     let mut lines = stdout.lines();
@@ -515,14 +523,20 @@ fn validate_exits_0_on_sound_tasks_and_1_with_a_table_of_offenders() {
         "{stdout}"
     );
     assert!(
-        stdout.ends_with("1 of 3 tasks invalid; 2 valid (2 with authored oracle)\n"),
+        stdout.ends_with("1 of 3 tasks invalid; 2 valid (2 with authored oracle, 2 from cache)\n"),
         "{stdout}"
     );
 
     // A subset of the suite leaves the offender out.
+    let o = run_ok(validate().arg(format!("{}@lite", suite.display())));
+    assert_eq!(
+        text(&o.stdout),
+        "1 tasks valid (1 with authored oracle, 1 from cache)\n"
+    );
+    // --no-cache validates it again.
     let o = run_ok(
-        bureau()
-            .arg("validate")
+        validate()
+            .arg("--no-cache")
             .arg(format!("{}@lite", suite.display())),
     );
     assert_eq!(text(&o.stdout), "1 tasks valid (1 with authored oracle)\n");

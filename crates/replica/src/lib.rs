@@ -19,6 +19,7 @@
 
 mod entry;
 mod manifest;
+mod memo;
 mod overlay;
 mod pool;
 mod portable;
@@ -92,10 +93,20 @@ pub struct Baseline {
 impl Baseline {
     /// Record `dir`: scan every entry and hash every file.
     pub fn open(dir: &Path) -> Result<Baseline, ReplicaError> {
+        Baseline::open_memoised(dir, None)
+    }
+
+    /// [`Baseline::open`], taking the content hashes of files whose metadata (inode, ctime,
+    /// size, mtime, mode, links) is unchanged from the memo file `memo` (kept outside `dir`)
+    /// and writing the new ones there: a tree is hashed once, not once per process.
+    pub fn open_memoised(dir: &Path, memo: Option<&Path>) -> Result<Baseline, ReplicaError> {
         let root = dir
             .canonicalize()
             .map_err(|e| ReplicaError::io(dir, "open baseline", e))?;
-        let manifest = Manifest::scan(&root)?;
+        let manifest = match memo {
+            Some(memo) => memo::scan(&root, memo)?,
+            None => Manifest::scan(&root)?,
+        };
         let digest = manifest.digest();
         let mut link_groups: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
         for (rel, e) in &manifest.entries {

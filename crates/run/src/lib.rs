@@ -24,6 +24,7 @@ pub mod shard;
 pub mod status;
 pub mod trial;
 mod validate;
+pub mod validate_cache;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -54,7 +55,7 @@ pub use rundir::{load_trials, trial_dir};
 pub use shard::Shard;
 pub use trial::{AttemptOf, AttemptOutcome, ColleagueFactory, Scoring, run_attempt};
 pub use validate::{
-    VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate,
+    VALIDATE_VARIANTS, ValidateOptions, ValidationReport, ValidationRow, validate, validate_on,
     validate_task_with, validate_with,
 };
 
@@ -625,6 +626,7 @@ pub fn run_full(
         context,
         embedder: people.embeddings.as_ref().map(|e| &e.embedder),
         rate_limits: Some(&rate_limits),
+        scratch: false,
     };
     let scheduler = budget::Scheduler::new(
         jobs.iter().map(|j| j.agent_spec.to_string()).collect(),

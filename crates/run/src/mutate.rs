@@ -303,7 +303,11 @@ fn wrong_recipient(args: &Value) -> Option<(Value, String)> {
 
 /// Play every mutant of `task` with the oracle and report which ones no item noticed.
 pub fn mutation_test(task: &Task, program: Option<&CheckProgram>) -> MutationReport {
-    let scoring = Scoring::default();
+    // Every mutant's attempt is thrown away with its temporary directory.
+    let scoring = Scoring {
+        scratch: true,
+        ..Scoring::default()
+    };
     let mut report = MutationReport {
         task: task.id.clone(),
         mutants: 0,

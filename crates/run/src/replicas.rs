@@ -122,7 +122,10 @@ impl Replicas {
         // Made once per workspace; other trials of it wait here, not on the map's lock.
         let slot = cell.get_or_init(|| {
             let tree = baseline_tree(ws, &task.toml_path()).map_err(|e| e.to_string())?;
-            let baseline = Arc::new(Baseline::open(&tree).map_err(|e| {
+            // The tree's hashes are memoised beside it (`<key>.hashes`): hashed once, not once
+            // per process.
+            let memo = tree.with_extension("hashes");
+            let baseline = Arc::new(Baseline::open_memoised(&tree, Some(&memo)).map_err(|e| {
                 format!("scanning the generated workspace {}: {e}", tree.display())
             })?);
             let base = Arc::new(BaseLayer::from_baseline(&baseline).map_err(|e| e.to_string())?);

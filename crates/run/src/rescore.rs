@@ -249,7 +249,7 @@ fn recompute(
         limits,
         judge,
     ));
-    let depgraph = crate::trial::record_outputs(task, &world, &steps, trial)?;
+    let depgraph = crate::trial::record_outputs(task, &world, &steps, trial, true)?;
     Ok((verdicts, depgraph))
 }
 

@@ -81,12 +81,20 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '
 
 /// Write `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    write_atomic_as(path, bytes, true)
+}
+
+/// [`write_atomic`]; with `sync` false the temporary file is not synced to disk first (for
+/// scratch files nobody reads after a crash, such as the trials of `bureau validate`).
+pub fn write_atomic_as(path: &Path, bytes: &[u8], sync: bool) -> Result<(), RunError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if sync {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     };
     write().map_err(io_err(path))
@@ -94,12 +102,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
 
 /// Serialise `value` as pretty JSON with a final newline and write it atomically.
 pub fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), RunError> {
+    write_json_as(path, value, true)
+}
+
+/// [`write_json`], synced only when `sync` (see [`write_atomic_as`]).
+pub fn write_json_as<T: Serialize + ?Sized>(
+    path: &Path,
+    value: &T,
+    sync: bool,
+) -> Result<(), RunError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| RunError::Json {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
     bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_atomic_as(path, &bytes, sync)
 }
 
 /// Create `path` with `value` as pretty JSON only if it does not exist, atomically even on a

@@ -92,6 +92,9 @@ pub struct Scoring<'a> {
     /// shared by the agent's trials.
     pub rate_limits:
         Option<&'a std::collections::BTreeMap<String, Arc<bureau_agents::budget::RateLimit>>>,
+    /// The attempt's files are scratch, thrown away after (`bureau validate`): written
+    /// without syncing them to disk.
+    pub scratch: bool,
 }
 
 // -- dialogue history (OdysseyBench) --
@@ -198,7 +201,9 @@ pub fn run_attempt(
 
     // The final state, also after an error (it is what a person debugging the trial wants).
     if let Some(world) = &world {
-        let exported = catch_unwind(AssertUnwindSafe(|| export(&lock(world), dir)));
+        let exported = catch_unwind(AssertUnwindSafe(|| {
+            export(&lock(world), dir, !scoring.scratch)
+        }));
         let failed = match exported {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(format!("exporting the final state: {e}")),
@@ -215,7 +220,7 @@ pub fn run_attempt(
     let mut depgraph = None;
     if let (Some(world), Some(recorder)) = (&world, &recorder) {
         let recorded = catch_unwind(AssertUnwindSafe(|| {
-            record_outputs(task, &lock(world), &recorder.steps(), dir)
+            record_outputs(task, &lock(world), &recorder.steps(), dir, !scoring.scratch)
         }));
         match recorded {
             Ok(Ok(d)) => depgraph = d,
@@ -268,13 +273,14 @@ pub fn run_attempt(
     let entries = bureau_core::verdict::verdict_entries(task, of.agent, of.epoch, &verdicts);
     let mut verdicts_json = serde_json::to_vec_pretty(&entries).unwrap_or_default();
     verdicts_json.push(b'\n');
-    if let Err(e) = rundir::write_atomic(&dir.join(VERDICTS_JSON), &verdicts_json)
+    if let Err(e) =
+        rundir::write_atomic_as(&dir.join(VERDICTS_JSON), &verdicts_json, !scoring.scratch)
         && error.is_none()
     {
         error = Some(e.to_string());
     }
     if let Some(log) = &rounds.log
-        && let Err(e) = rundir::write_json(&dir.join(FEEDBACK_JSON), log)
+        && let Err(e) = rundir::write_json_as(&dir.join(FEEDBACK_JSON), log, !scoring.scratch)
         && error.is_none()
     {
         error = Some(e.to_string());
@@ -324,13 +330,14 @@ pub(crate) fn record_outputs(
     world: &World,
     steps: &[Step],
     dir: &Path,
+    sync: bool,
 ) -> Result<Option<DepGraphScore>, String> {
     let outputs = bureau_check::outputs::collect_outputs(task, world, steps);
-    rundir::write_json(&dir.join(OUTPUTS_JSON), &outputs).map_err(|e| e.to_string())?;
+    rundir::write_json_as(&dir.join(OUTPUTS_JSON), &outputs, sync).map_err(|e| e.to_string())?;
     let record = bureau_check::depgraph::trial_depgraph(task, world, steps);
     let path = dir.join(DEPGRAPH_JSON);
     match &record {
-        Some(r) => rundir::write_json(&path, r).map_err(|e| e.to_string())?,
+        Some(r) => rundir::write_json_as(&path, r, sync).map_err(|e| e.to_string())?,
         None if path.exists() => {
             std::fs::remove_file(&path).map_err(|e| format!("removing {}: {e}", path.display()))?
         }
@@ -417,8 +424,13 @@ fn drive(
     let snapshots = dir.join("snapshots");
     std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
     // The seeded world (turn 0), so what turn 1 changed can be shown (`bureau view`).
-    rundir::write_json(&snapshots.join("turn-0.json"), lock(&world).baseline())
-        .map_err(|e| format!("snapshot of the seeded world: {e}"))?;
+    let sync = !scoring.scratch;
+    rundir::write_json_as(
+        &snapshots.join("turn-0.json"),
+        lock(&world).baseline(),
+        sync,
+    )
+    .map_err(|e| format!("snapshot of the seeded world: {e}"))?;
     let turn_limits = TurnLimits::from(&task.limits);
     let last = task.turns.last().map(|t| t.index);
     for turn in &task.turns {
@@ -484,7 +496,7 @@ fn drive(
             let snap = w
                 .snapshot()
                 .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
-            rundir::write_json(&snapshots.join(format!("turn-{n}.json")), &snap)
+            rundir::write_json_as(&snapshots.join(format!("turn-{n}.json")), &snap, sync)
                 .map_err(|e| format!("turn {n}: {e}"))?;
             let steps = recorder.steps();
             let unit: Vec<Verdict> = scopes
@@ -627,13 +639,13 @@ impl Rounds {
 }
 
 /// `events.jsonl`, `deliverables/`, `mail/` and `calendar/` of the world's current state.
-fn export(world: &World, dir: &Path) -> Result<(), String> {
+fn export(world: &World, dir: &Path, sync: bool) -> Result<(), String> {
     let mut events = Vec::new();
     for entry in world.log() {
         serde_json::to_writer(&mut events, entry).map_err(|e| format!("{EVENTS_JSONL}: {e}"))?;
         events.push(b'\n');
     }
-    rundir::write_atomic(&dir.join(EVENTS_JSONL), &events).map_err(|e| e.to_string())?;
+    rundir::write_atomic_as(&dir.join(EVENTS_JSONL), &events, sync).map_err(|e| e.to_string())?;
 
     let deliverables = dir.join("deliverables");
     std::fs::create_dir_all(&deliverables)

@@ -36,6 +36,8 @@ pub struct ValidationRow {
     pub oracle: Option<OracleKind>,
     /// Lint problems when the lint was not asked for: shown, not counted against the task.
     pub warnings: Vec<String>,
+    /// Whether the row came from the validation cache ([`crate::validate_cache`]).
+    pub cached: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -63,6 +65,11 @@ impl ValidationReport {
             .iter()
             .filter(|r| r.problems.is_empty() && r.skipped.is_none())
             .count()
+    }
+
+    /// Rows read from the validation cache.
+    pub fn cached_count(&self) -> usize {
+        self.rows.iter().filter(|r| r.cached).count()
     }
 
     /// Valid tasks by where their oracle comes from (authored, derived, none).
@@ -107,6 +114,9 @@ pub struct ValidateOptions {
     /// Also play mutants of the oracle's solution ([`crate::mutate`]): a task none of whose
     /// mutants fails an item is invalid; surviving mutants are warnings.
     pub mutations: bool,
+    /// The validation cache's directory ([`crate::validate_cache`]; `None`: no cache). Rows
+    /// whose inputs are unchanged are read from it instead of validated again.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for ValidateOptions {
@@ -116,6 +126,7 @@ impl Default for ValidateOptions {
             variants: VALIDATE_VARIANTS,
             variant_seed: None,
             mutations: false,
+            cache_dir: None,
         }
     }
 }
@@ -129,12 +140,67 @@ pub fn validate(targets: &[String]) -> ValidationReport {
 }
 
 pub fn validate_with(targets: &[String], options: &ValidateOptions) -> ValidationReport {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, MAX_WORKERS);
+    validate_on(targets, options, workers)
+}
+
+/// [`validate_with`] on at most `workers` threads (tasks validated in parallel); the rows are
+/// the same, in target order, whatever the number.
+pub fn validate_on(
+    targets: &[String],
+    options: &ValidateOptions,
+    workers: usize,
+) -> ValidationReport {
+    let units = units(targets, options);
+    let workers = workers.clamp(1, units.len().max(1));
     // Trials of `[workspace]` tasks run on pooled replicas of the generated workspace, as a
-    // run's do (every mode gives the same worlds), instead of a copy per trial.
-    let replicas = crate::replicas::Replicas::new(crate::replicas::ReplicaMode::Auto, 2);
-    let replicas = &replicas;
-    let mut rows = Vec::new();
+    // run's do (every mode gives the same worlds), instead of a copy per trial: one replica
+    // per worker.
+    let replicas = crate::replicas::Replicas::new(crate::replicas::ReplicaMode::Auto, workers);
+    let cache = options
+        .cache_dir
+        .clone()
+        .map(crate::validate_cache::ValidateCache::new);
+    let done = parallel_map(&units, workers, |unit| {
+        validate_unit(unit, options, &replicas, cache.as_ref())
+    });
+    let mut rows: Vec<ValidationRow> = done.into_iter().flatten().collect();
+    // Task ids must be unique over all targets: checked on the rows in target order (after
+    // the cache, since it depends on the other tasks).
     let mut ids: BTreeSet<String> = BTreeSet::new();
+    for row in &mut rows {
+        if row.oracle.is_some() && !ids.insert(row.task.clone()) {
+            row.problems.insert(
+                0,
+                format!(
+                    "task id `{}` is used by another task of these targets — task ids must be unique",
+                    row.task
+                ),
+            );
+        }
+    }
+    ValidationReport { rows }
+}
+
+/// The most tasks validated at once.
+const MAX_WORKERS: usize = 16;
+
+/// What one target directory is validated as.
+#[derive(Debug)]
+enum Unit {
+    /// A target that does not resolve: its row.
+    Unresolved(ValidationRow),
+    Task(PathBuf),
+    /// A parametrised task and its variant seed.
+    Variants(PathBuf, u64),
+}
+
+/// The targets as units in target order (folders of suites or tasks expanded).
+fn units(targets: &[String], options: &ValidateOptions) -> Vec<Unit> {
+    let mut out = Vec::new();
     let expanded: Vec<String> = targets
         .iter()
         .flat_map(|t| bureau_core::suite::folder_targets(t).unwrap_or_else(|| vec![t.clone()]))
@@ -143,14 +209,15 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
         let target = match Target::resolve(spec) {
             Ok(t) => t,
             Err(e) => {
-                rows.push(ValidationRow {
+                out.push(Unit::Unresolved(ValidationRow {
                     task: spec.clone(),
                     dir: PathBuf::from(spec),
                     problems: e.0.iter().map(|e| e.to_string()).collect(),
                     skipped: None,
                     oracle: None,
                     warnings: Vec::new(),
-                });
+                    cached: false,
+                }));
                 continue;
             }
         };
@@ -159,25 +226,86 @@ pub fn validate_with(targets: &[String], options: &ValidateOptions) -> Validatio
             .or_else(|| bureau_variants::suite_seed(&target));
         for dir in target.task_dirs() {
             if bureau_variants::is_parametrised(&dir) {
-                validate_variants(
-                    &dir,
-                    seed.unwrap_or(0),
-                    options,
-                    replicas,
-                    &mut ids,
-                    &mut rows,
-                );
-                continue;
+                out.push(Unit::Variants(dir, seed.unwrap_or(0)));
+            } else {
+                out.push(Unit::Task(dir));
             }
-            let mut row = new_row(&dir);
-            match Task::load(&dir) {
-                Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
-                Ok(task) => validate_loaded(&task, options, replicas, &mut ids, &mut row),
-            }
-            rows.push(row);
         }
     }
-    ValidationReport { rows }
+    out
+}
+
+/// `f` of every item on `workers` threads; the results in the items' order.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    if workers <= 1 || items.len() <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The rows of one unit: from the cache when its key is there, else validated (and stored,
+/// unless a failure of the machine rather than of the task was involved).
+fn validate_unit(
+    unit: &Unit,
+    options: &ValidateOptions,
+    replicas: &crate::replicas::Replicas,
+    cache: Option<&crate::validate_cache::ValidateCache>,
+) -> Vec<ValidationRow> {
+    use crate::validate_cache::UnitKind;
+    let (dir, kind) = match unit {
+        Unit::Unresolved(row) => return vec![row.clone()],
+        Unit::Task(dir) => (dir, UnitKind::Task),
+        Unit::Variants(dir, seed) => (dir, UnitKind::Variants(*seed)),
+    };
+    let key = cache.and_then(|c| Some((c, c.key(options, dir, kind)?)));
+    if let Some((c, key)) = &key
+        && let Some(rows) = c.get(key)
+    {
+        return rows;
+    }
+    let mut cacheable = true;
+    let rows = match kind {
+        UnitKind::Variants(seed) => validate_variants(dir, seed, options, replicas, &mut cacheable),
+        UnitKind::Task => {
+            let mut row = new_row(dir);
+            match Task::load(dir) {
+                Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
+                Ok(task) => validate_loaded(&task, options, replicas, &mut row, &mut cacheable),
+            }
+            vec![row]
+        }
+    };
+    if let Some((c, key)) = &key
+        && cacheable
+    {
+        c.put(key, &rows);
+    }
+    rows
 }
 
 fn new_row(dir: &std::path::Path) -> ValidationRow {
@@ -188,25 +316,21 @@ fn new_row(dir: &std::path::Path) -> ValidationRow {
         skipped: None,
         oracle: None,
         warnings: Vec::new(),
+        cached: false,
     }
 }
 
-/// Validate a loaded task (or instance) into `row`.
+/// Validate a loaded task (or instance) into `row`; `cacheable` turns false when a failure of
+/// the machine may have decided a problem.
 fn validate_loaded(
     task: &Task,
     options: &ValidateOptions,
     replicas: &crate::replicas::Replicas,
-    ids: &mut BTreeSet<String>,
     row: &mut ValidationRow,
+    cacheable: &mut bool,
 ) {
     row.task = task.id.clone();
     row.oracle = Some(task.oracle);
-    if !ids.insert(task.id.clone()) {
-        row.problems.push(format!(
-            "task id `{}` is used by another task of these targets — task ids must be unique",
-            task.id
-        ));
-    }
     match load_checks(task) {
         // A skipped task must still load (task and checks); it is not played.
         Err(e) => row.problems.extend(e.0.iter().map(|e| e.to_string())),
@@ -218,7 +342,10 @@ fn validate_loaded(
                 lint: true,
                 ..options.clone()
             };
-            for p in validate_task_with(task, program.as_ref(), &lint, Some(replicas)) {
+            let (problems, sure) =
+                validate_task_inner(task, program.as_ref(), &lint, Some(replicas));
+            *cacheable &= sure;
+            for p in problems {
                 if (options.lint || !p.starts_with("lint: ")) && !p.starts_with("note: ") {
                     row.problems.push(p);
                 } else {
@@ -236,17 +363,19 @@ fn validate_variants(
     seed: u64,
     options: &ValidateOptions,
     replicas: &crate::replicas::Replicas,
-    ids: &mut BTreeSet<String>,
-    rows: &mut Vec<ValidationRow>,
-) {
+    cacheable: &mut bool,
+) -> Vec<ValidationRow> {
+    let mut rows = Vec::new();
     let count = options.variants.max(VALIDATE_VARIANTS);
     let instances = match bureau_variants::instances(dir, count, seed) {
         Ok(i) => i,
         Err(e) => {
             let mut row = new_row(dir);
             row.problems.extend(e.0.iter().map(|e| e.to_string()));
+            // Rendering into the cache directory can fail for the machine's reasons.
+            *cacheable = false;
             rows.push(row);
-            return;
+            return rows;
         }
     };
     // What the agent sees: the rendered files and the prompts.
@@ -276,7 +405,7 @@ fn validate_variants(
     let mut first_seen: std::collections::BTreeMap<String, String> = Default::default();
     for inst in &instances {
         let mut row = new_row(&inst.task.dir);
-        validate_loaded(&inst.task, options, replicas, ids, &mut row);
+        validate_loaded(&inst.task, options, replicas, &mut row, cacheable);
         if let Some(other) = first_seen.insert(seen(inst), inst.task.id.clone()) {
             row.problems.push(format!(
                 "variant `{}` renders the same files and prompts as `{other}` — its parameters change nothing the agent sees; use them in the prompt or the world files",
@@ -285,6 +414,7 @@ fn validate_variants(
         }
         rows.push(row);
     }
+    rows
 }
 
 /// The problems of one loaded task under `options`.
@@ -294,6 +424,19 @@ pub fn validate_task_with(
     options: &ValidateOptions,
     replicas: Option<&crate::replicas::Replicas>,
 ) -> Vec<String> {
+    validate_task_inner(task, program, options, replicas).0
+}
+
+/// [`validate_task_with`], and whether the problems are the task's alone (`false` when a
+/// failure of the machine — a temporary directory, a trial error that is not a broken check —
+/// may have decided them: such results are not cached).
+fn validate_task_inner(
+    task: &Task,
+    program: Option<&CheckProgram>,
+    options: &ValidateOptions,
+    replicas: Option<&crate::replicas::Replicas>,
+) -> (Vec<String>, bool) {
+    let mut sure = true;
     let mut problems = if options.lint {
         crate::lint::lint(task)
     } else {
@@ -339,6 +482,8 @@ pub fn validate_task_with(
 
     let scoring = Scoring {
         replicas,
+        // The attempts' files are thrown away with their temporary directory.
+        scratch: true,
         ..Scoring::default()
     };
     let attempt = |spec: &str| -> Result<AttemptOutcome, String> {
@@ -372,6 +517,7 @@ pub fn validate_task_with(
     for _ in 0..if has_solution { ORACLE_RUNS } else { 0 } {
         match attempt("oracle") {
             Ok(o) if o.status == TrialStatus::Error => {
+                sure &= !o.retryable;
                 problems.push(format!(
                     "the oracle's trial errored: {}",
                     o.error.unwrap_or_default()
@@ -380,6 +526,7 @@ pub fn validate_task_with(
             }
             Ok(o) => oracle_runs.push(o),
             Err(e) => {
+                sure = false;
                 problems.push(e);
                 break;
             }
@@ -441,11 +588,17 @@ pub fn validate_task_with(
     }
 
     match attempt("null") {
-        Err(e) => problems.push(e),
-        Ok(o) if o.status == TrialStatus::Error => problems.push(format!(
-            "the null agent's trial errored: {}",
-            o.error.unwrap_or_default()
-        )),
+        Err(e) => {
+            sure = false;
+            problems.push(e);
+        }
+        Ok(o) if o.status == TrialStatus::Error => {
+            sure &= !o.retryable;
+            problems.push(format!(
+                "the null agent's trial errored: {}",
+                o.error.unwrap_or_default()
+            ));
+        }
         Ok(o) => {
             if options.lint {
                 problems.extend(crate::lint::null_passes(&o.verdicts));
@@ -469,5 +622,5 @@ pub fn validate_task_with(
             }
         }
     }
-    problems
+    (problems, sure)
 }

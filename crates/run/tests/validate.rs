@@ -203,3 +203,143 @@ fn an_unresolvable_target_is_a_row_with_its_problem() {
         "{p}"
     );
 }
+
+// ---- the validation cache and parallel validation ----
+
+/// A suite of memo tasks `ids`, each with a `checks.star` item that the oracle passes.
+fn suite_with_checks(dir: &std::path::Path, ids: &[&str]) -> std::path::PathBuf {
+    let suite = write_suite(dir, ids);
+    for id in ids {
+        let t = suite.join(id);
+        let toml = read(&t.join("task.toml"));
+        std::fs::write(
+            t.join("task.toml"),
+            format!("{toml}\n[[rubric]]\nid = \"memo-exists\"\ndescription = \"memo.md exists\"\nkind = \"result\"\ncheck = \"memo_exists\"\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            t.join("checks.star"),
+            "def memo_exists(w):\n    return w.files.exists(\"memo.md\")\n",
+        )
+        .unwrap();
+    }
+    suite
+}
+
+fn cached_options(cache: &std::path::Path) -> bureau_run::ValidateOptions {
+    bureau_run::ValidateOptions {
+        cache_dir: Some(cache.to_path_buf()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_second_validate_reads_the_cache_and_an_edit_revalidates_only_that_task() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with_checks(&tmp.path().join("suite"), &["a", "b", "c"]);
+    let cache = tmp.path().join("cache");
+    let targets = [suite.display().to_string()];
+    let first = bureau_run::validate_with(&targets, &cached_options(&cache));
+    assert!(first.is_valid(), "{first:?}");
+    assert_eq!(first.cached_count(), 0);
+
+    let second = bureau_run::validate_with(&targets, &cached_options(&cache));
+    assert_eq!(second.cached_count(), 3, "{second:?}");
+    let uncached = |r: &bureau_run::ValidationReport| {
+        r.rows
+            .iter()
+            .map(|r| bureau_run::ValidationRow {
+                cached: false,
+                ..r.clone()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(uncached(&second), uncached(&first));
+
+    // A check that no longer passes for the oracle: only `b` is validated again.
+    std::fs::write(
+        suite.join("b/checks.star"),
+        "def memo_exists(w):\n    return w.files.exists(\"memo-final.md\")\n",
+    )
+    .unwrap();
+    let third = bureau_run::validate_with(&targets, &cached_options(&cache));
+    let fresh: Vec<&str> = third
+        .rows
+        .iter()
+        .filter(|r| !r.cached)
+        .map(|r| r.task.as_str())
+        .collect();
+    assert_eq!(fresh, ["b"]);
+    let problems = problems_of(&third, "b");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("the oracle does not reach strict success")
+                && p.contains("memo-exists")),
+        "{problems:?}"
+    );
+    // The invalid row is cached too (it is the task's problem, not the machine's) and still
+    // reported from there.
+    let fourth = bureau_run::validate_with(&targets, &cached_options(&cache));
+    assert_eq!(fourth.cached_count(), 3);
+    assert_eq!(problems_of(&fourth, "b"), problems);
+
+    // Without the cache, every task is validated again.
+    let none = bureau_run::validate_with(&targets, &bureau_run::ValidateOptions::default());
+    assert_eq!(none.cached_count(), 0);
+    assert_eq!(uncached(&none), uncached(&fourth));
+
+    // A corrupt entry is a miss, not an error.
+    for e in std::fs::read_dir(&cache).unwrap() {
+        std::fs::write(e.unwrap().path(), "{").unwrap();
+    }
+    let again = bureau_run::validate_with(&targets, &cached_options(&cache));
+    assert_eq!(again.cached_count(), 0);
+    assert_eq!(uncached(&again), uncached(&fourth));
+}
+
+#[test]
+fn duplicate_ids_are_found_across_cached_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = suite_with_checks(&tmp.path().join("one"), &["a"]);
+    let two = suite_with_checks(&tmp.path().join("two"), &["a"]);
+    let cache = tmp.path().join("cache");
+    let targets = [one.display().to_string(), two.display().to_string()];
+    for round in 0..2 {
+        let r = bureau_run::validate_with(&targets, &cached_options(&cache));
+        assert_eq!(r.cached_count(), round * 2);
+        assert!(r.rows[0].problems.is_empty(), "{r:?}");
+        assert!(
+            r.rows[1].problems[0].contains("task id `a` is used by another task"),
+            "{r:?}"
+        );
+    }
+    // Alone, the second suite's task is valid (the problem was not stored with it).
+    let alone = bureau_run::validate_with(&[two.display().to_string()], &cached_options(&cache));
+    assert!(alone.is_valid(), "{alone:?}");
+    assert_eq!(alone.cached_count(), 1);
+}
+
+#[test]
+fn parallel_validation_gives_the_rows_of_serial_validation_in_target_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("suites");
+    let one = suite_with_checks(&folder.join("one"), &["d", "a", "c"]);
+    suite_with_checks(&folder.join("two"), &["b", "e"]);
+    // Some invalid rows too: a check the oracle fails, a task that does not load.
+    std::fs::write(
+        one.join("c/checks.star"),
+        "def memo_exists(w):\n    return False\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(one.join("z-broken")).unwrap();
+    std::fs::write(one.join("z-broken/task.toml"), "id = \n").unwrap();
+    let targets = [folder.display().to_string()];
+    let serial = bureau_run::validate_on(&targets, &Default::default(), 1);
+    let parallel = bureau_run::validate_on(&targets, &Default::default(), 4);
+    assert_eq!(parallel, serial);
+    let tasks: Vec<&str> = parallel.rows.iter().map(|r| r.task.as_str()).collect();
+    assert_eq!(tasks, ["a", "c", "d", "z-broken", "b", "e"]);
+    assert!(!parallel.rows[1].problems.is_empty());
+    assert!(!parallel.rows[3].problems.is_empty());
+}

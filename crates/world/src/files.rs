@@ -64,16 +64,30 @@ pub fn special_kind(ft: &std::fs::FileType) -> Option<&'static str> {
 /// between opens at once instead of waiting) and checked again on the open descriptor; only
 /// then is it read, at most `max` bytes.
 pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let meta = std::fs::metadata(path)?;
     if let Some(kind) = special_kind(&meta.file_type()) {
         return Err(ReadError::NotRegular(kind));
     }
+    read_open(path, 0, max)
+}
+
+/// Open `path` with `O_NONBLOCK | O_NOCTTY | extra`, check the descriptor is a regular file
+/// of at most `max` bytes, and read it.
+fn read_open(path: &Path, extra: i32, max: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | extra)
+        .open(path)
+        .map_err(|e| {
+            // O_NOFOLLOW on a link: it was swapped in since the walk.
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                ReadError::NotRegular("a symbolic link")
+            } else {
+                ReadError::Io(e)
+            }
+        })?;
     let meta = file.metadata()?;
     if let Some(kind) = special_kind(&meta.file_type()) {
         return Err(ReadError::NotRegular(kind));
@@ -93,6 +107,25 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
         });
     }
     Ok(out)
+}
+
+/// A file found by [`Files::walk_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// Relative to the workspace, `/`-separated.
+    pub path: String,
+    /// Where the walk found it as a regular file (`None`: a symbolic link, resolved on read).
+    walked: Option<PathBuf>,
+}
+
+impl WalkedFile {
+    /// A file named by the caller, resolved when read.
+    pub fn named(path: &str) -> WalkedFile {
+        WalkedFile {
+            path: path.to_string(),
+            walked: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -291,6 +324,57 @@ impl Files {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// The files under `dir` ("" = the workspace), sorted by path, for reading them all (as
+    /// `files_search` does): like [`Files::list`] with `recursive`, files only, but without a
+    /// `stat` per entry. The walk does not follow symbolic links, so an entry it reports as a
+    /// regular file was reached through real directories of the workspace: it is read with
+    /// [`Files::read_walked`] without resolving its path again. Symbolic links are listed too
+    /// (as `list` does) and resolved when read.
+    pub fn walk_files(&self, dir: &str) -> Result<Vec<WalkedFile>, String> {
+        let base = if dir.trim().is_empty() || dir.trim() == "." {
+            self.canonical_root.clone()
+        } else {
+            self.resolve(dir)?
+        };
+        if !base.is_dir() {
+            return Err(format!("no directory `{dir}` in the workspace"));
+        }
+        let mut out = Vec::new();
+        let walker = walkdir::WalkDir::new(&base)
+            .min_depth(1)
+            .follow_links(false)
+            .sort_by_file_name();
+        for entry in walker.into_iter().flatten() {
+            let ft = entry.file_type();
+            if ft.is_dir() || (!ft.is_symlink() && special_kind(&ft).is_some()) {
+                continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(&self.canonical_root) else {
+                continue;
+            };
+            out.push(WalkedFile {
+                path: to_slash(rel),
+                walked: (!ft.is_symlink()).then(|| entry.into_path()),
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The bytes of a file of [`Files::walk_files`]. A regular file the walk reached is opened
+    /// without following a link (`O_NOFOLLOW`) and without blocking, and read only if the open
+    /// descriptor is a regular file within the read limit; a symbolic link goes through
+    /// [`Files::read_bytes`] (resolved inside the workspace).
+    pub fn read_walked(&self, file: &WalkedFile) -> Result<Vec<u8>, String> {
+        let Some(full) = &file.walked else {
+            return self.read_bytes(&file.path);
+        };
+        read_open(full, libc::O_NOFOLLOW, MAX_READ_BYTES).map_err(|e| match e {
+            ReadError::Io(e) => format!("cannot read `{}`: {e}", file.path),
+            e => format!("`{}` cannot be read: {e}", file.path),
+        })
     }
 
     /// Every file (not directory) in the workspace, sorted.
@@ -506,5 +590,48 @@ mod tests {
             .map(|e| e.path)
             .collect();
         assert_eq!(top, vec!["a.txt", "b"]);
+    }
+
+    #[test]
+    fn walked_files_are_read_without_leaving_the_workspace() {
+        use std::os::unix::fs::symlink;
+        let (d, f) = ws();
+        f.write("a.txt", b"A").unwrap();
+        f.write("sub/b.txt", b"B").unwrap();
+        let outside = d.path().join("secret.txt");
+        std::fs::write(&outside, "secret").unwrap();
+        symlink(&outside, f.root().join("out-link")).unwrap();
+        symlink(d.path(), f.root().join("out-dir")).unwrap();
+        symlink("a.txt", f.root().join("in-link")).unwrap();
+        let fifo = f.root().join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: plain system call on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let walked = f.walk_files("").unwrap();
+        let paths: Vec<&str> = walked.iter().map(|w| w.path.as_str()).collect();
+        // The links are listed (as `list` does), not descended into; the FIFO is left out.
+        assert_eq!(
+            paths,
+            ["a.txt", "in-link", "out-dir", "out-link", "sub/b.txt"]
+        );
+        let read = |p: &str| f.read_walked(walked.iter().find(|w| w.path == p).unwrap());
+        assert_eq!(read("a.txt").unwrap(), b"A");
+        assert_eq!(read("sub/b.txt").unwrap(), b"B");
+        assert_eq!(read("in-link").unwrap(), b"A");
+        assert!(read("out-link").unwrap_err().contains("symbolic link"));
+        assert!(read("out-dir").unwrap_err().contains("symbolic link"));
+        // A file swapped for a link after the walk is not followed.
+        std::fs::remove_file(f.root().join("sub/b.txt")).unwrap();
+        symlink(&outside, f.root().join("sub/b.txt")).unwrap();
+        assert!(read("sub/b.txt").unwrap_err().contains("symbolic link"));
+        // A walk below a folder, and of a folder that is not there.
+        let sub: Vec<String> = f
+            .walk_files("sub")
+            .unwrap()
+            .into_iter()
+            .map(|w| w.path)
+            .collect();
+        assert_eq!(sub, ["sub/b.txt"]);
+        assert!(f.walk_files("nope").is_err());
     }
 }

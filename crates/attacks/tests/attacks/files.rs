@@ -177,6 +177,7 @@ file_exists = "notes.md"
             replicas: None,
             embedder: None,
             rate_limits: None,
+            scratch: false,
         };
         let factory = |_: &str| -> Result<Box<dyn Agent>, AgentError> { Ok(Box::new(Blocker)) };
         let o = run_attempt(

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{Tool, ToolResult, boolean, integer, parse, schema, string};
 use crate::World;
-use crate::files::is_binary;
+use crate::files::{WalkedFile, is_binary};
 use bureau_core::log::Actor;
 
 pub(super) const LIST: Tool = Tool {
@@ -420,26 +420,23 @@ fn search(w: &mut World, _a: &Actor, args: &Value) -> ToolResult {
         .size_limit(1 << 20)
         .build()
         .map_err(|e| format!("`query` is not a valid regular expression: {e}"))?;
-    let files: Vec<String> = if !a.path.is_empty() && !w.files.is_dir(&a.path) {
+    let files: Vec<WalkedFile> = if !a.path.is_empty() && !w.files.is_dir(&a.path) {
         if !w.files.exists(&a.path) {
             return Err(format!("no file or folder `{}` in the workspace", a.path));
         }
-        vec![a.path.clone()]
+        vec![WalkedFile::named(&a.path)]
     } else {
-        w.files
-            .list(&a.path, true)?
-            .into_iter()
-            .filter(|e| e.kind == "file")
-            .map(|e| e.path)
-            .collect()
+        // One walk, no stat or path resolution per file (see `Files::walk_files`).
+        w.files.walk_files(&a.path)?
     };
     let max = a.max_results.clamp(1, 1000);
     let mut matches = Vec::new();
     let mut truncated = false;
-    'outer: for path in files {
-        let Ok(bytes) = w.files.read_bytes(&path) else {
+    'outer: for file in files {
+        let Ok(bytes) = w.files.read_walked(&file) else {
             continue;
         };
+        let path = file.path;
         if is_binary(&bytes) {
             continue;
         }
