@@ -21,6 +21,7 @@ pub mod rundir;
 pub mod shard;
 pub mod status;
 pub mod trial;
+pub mod unpack;
 mod validate;
 
 use std::collections::BTreeMap;
