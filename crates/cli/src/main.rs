@@ -97,6 +97,15 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         agents_file: Option<PathBuf>,
     },
+    /// Write packed trials' trees (their trial.zip: snapshots, world, deliverables, mail, calendar) out as plain files again, in place or --to a directory. Every Bureau command reads both layouts.
+    Unpack {
+        /// Run directories (every trial) or trial directories (trials/<task>/<agent>/<epoch>).
+        #[arg(value_name = "DIR", required = true)]
+        paths: Vec<PathBuf>,
+        /// Copy the one trial given, its files and its archive's entries, into this new or empty directory instead; the trial stays packed.
+        #[arg(long, value_name = "DIR")]
+        to: Option<PathBuf>,
+    },
     /// Play a task yourself in the browser (127.0.0.1, session token): recorded as a trial of agent human:<name>, the human baseline (docs/play.md).
     Play(play::PlayArgs),
     /// Serve an office over MCP on stdio: play a task by hand (--task), or bridge to a running trial's endpoint (--trial).
@@ -390,6 +399,7 @@ fn main() -> ExitCode {
             judge,
             agents_file,
         } => cmd_rescore(&run_dir, tasks, judge, agents_file),
+        Command::Unpack { paths, to } => view::cmd_unpack(&paths, to.as_deref()),
         Command::Mcp(args) => cmd_mcp(args),
         Command::Play(args) => play::cmd_play(args),
         Command::Tasks {

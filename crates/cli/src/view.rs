@@ -1,4 +1,4 @@
-//! `bureau view`, `bureau report --html` and `bureau status`.
+//! `bureau view`, `bureau report --html`, `bureau status` and `bureau unpack`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,5 +47,20 @@ pub fn cmd_status(dir: &Path) -> anyhow::Result<ExitCode> {
     }
     let status = bureau_run::status::status(dir)?;
     print!("{}", status.render());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Unpack the trials of `paths` in place, or the one trial into `to`.
+pub fn cmd_unpack(paths: &[PathBuf], to: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let done = bureau_run::unpack::unpack(paths, to)?;
+    let packed = done.iter().filter(|u| u.files > 0).count();
+    let files: usize = done.iter().map(|u| u.files).sum();
+    match to {
+        Some(to) => eprintln!("wrote {files} file(s) into {}", to.display()),
+        None => eprintln!(
+            "unpacked {packed} trial(s) ({files} file(s)); {} had no archive",
+            done.len() - packed
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -201,7 +201,7 @@ fn resume_after_a_simulated_crash_completes_only_the_missing_trials() {
     let b = trial(&out, "b", "oracle", 1);
     std::fs::remove_file(b.join("result.json")).unwrap();
     std::fs::create_dir_all(b.join("attempts/1")).unwrap();
-    for f in ["trajectory.jsonl", "snapshots", "world"] {
+    for f in ["trajectory.jsonl", "trial.zip"] {
         std::fs::rename(b.join(f), b.join("attempts/1").join(f)).unwrap();
     }
     std::fs::remove_dir_all(trial(&out, "c", "oracle", 1)).unwrap();

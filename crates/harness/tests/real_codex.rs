@@ -162,11 +162,8 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
     assert_eq!(calls[0]["response"]["bureau_tool_calls"], 2);
     assert_eq!(model_requests(&server).len(), 4);
     // Nothing in the workspace the agent did not write.
-    assert_eq!(
-        files(&trial.join("world/workspace")),
-        ["memo.md", "readme.txt"]
-    );
-    assert_eq!(files(&trial.join("deliverables")), ["memo.md"]);
+    assert_eq!(workspace(&trial), ["memo.md", "readme.txt"]);
+    assert_eq!(deliverables(&trial), ["memo.md"]);
 }
 
 #[test]
@@ -256,7 +253,7 @@ fn codex_resumes_its_thread_on_turn_two_and_usage_is_per_turn() {
 
     // Nothing in the workspace the agent did not write (notes/ came with turn 2's event).
     assert_eq!(
-        files(&trial.join("world/workspace")),
+        workspace(&trial),
         ["memo.md", "notes/", "notes/budget.txt", "readme.txt"]
     );
 }
@@ -325,7 +322,7 @@ fn a_bureau_call_codex_refuses_is_noted_with_codexs_message() {
         ),
         (Some(1), Some(0))
     );
-    assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
+    assert_eq!(workspace(&trial), ["readme.txt"]);
 }
 
 #[test]

@@ -162,11 +162,8 @@ fn hermes_works_the_office_over_mcp_in_one_turn() {
             .is_some_and(|s| !s.is_empty())
     );
     // Nothing in the workspace the agent did not write (Hermes's home is private).
-    assert_eq!(
-        files(&trial.join("world/workspace")),
-        ["memo.md", "readme.txt"]
-    );
-    assert_eq!(files(&trial.join("deliverables")), ["memo.md"]);
+    assert_eq!(workspace(&trial), ["memo.md", "readme.txt"]);
+    assert_eq!(deliverables(&trial), ["memo.md"]);
 }
 
 #[test]
@@ -261,7 +258,7 @@ fn hermes_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
     assert_eq!(result["usage"]["output_tokens"], 90 + 75);
 
     assert_eq!(
-        files(&trial.join("world/workspace")),
+        workspace(&trial),
         ["memo.md", "notes/", "notes/budget.txt", "readme.txt"]
     );
 }
@@ -314,7 +311,7 @@ fn a_bureau_call_hermes_never_sends_is_noted_with_its_error() {
         .map(|s| s["text"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["Done."]);
-    assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
+    assert_eq!(workspace(&trial), ["readme.txt"]);
 }
 
 /// A turn stopped at the agent's wall-clock limit while its model call hangs: Hermes prints its

@@ -134,11 +134,8 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
     assert_eq!(calls[0]["response"]["model_calls"], 4);
     assert_eq!(model_requests(&server).len(), 4);
     // Nothing in the workspace the agent did not write: no AGENTS.md, SOUL.md, .git, ...
-    assert_eq!(
-        files(&trial.join("world/workspace")),
-        ["memo.md", "readme.txt"]
-    );
-    assert_eq!(files(&trial.join("deliverables")), ["memo.md"]);
+    assert_eq!(workspace(&trial), ["memo.md", "readme.txt"]);
+    assert_eq!(deliverables(&trial), ["memo.md"]);
 }
 
 #[test]
@@ -224,7 +221,7 @@ fn openclaw_resumes_its_session_on_turn_two_and_usage_is_per_turn() {
     assert_eq!(result["usage"]["input_tokens"], 1500 + 2400);
 
     assert_eq!(
-        files(&trial.join("world/workspace")),
+        workspace(&trial),
         ["memo.md", "notes/", "notes/budget.txt", "readme.txt"]
     );
 }

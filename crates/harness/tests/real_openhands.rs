@@ -184,11 +184,8 @@ fn openhands_works_the_office_over_mcp_in_one_turn() {
     );
     // Nothing in the workspace the agent did not write (OpenHands's state is in the private
     // home, removed with the trial).
-    assert_eq!(
-        files(&trial.join("world/workspace")),
-        ["memo.md", "readme.txt"]
-    );
-    assert_eq!(files(&trial.join("deliverables")), ["memo.md"]);
+    assert_eq!(workspace(&trial), ["memo.md", "readme.txt"]);
+    assert_eq!(deliverables(&trial), ["memo.md"]);
 }
 
 #[test]
@@ -307,7 +304,7 @@ fn openhands_resumes_its_conversation_on_turn_two_and_usage_is_per_turn() {
     assert_eq!(result["usage"]["output_tokens"], 90 + 75);
 
     assert_eq!(
-        files(&trial.join("world/workspace")),
+        workspace(&trial),
         ["memo.md", "notes/", "notes/budget.txt", "readme.txt"]
     );
 }
@@ -370,7 +367,7 @@ fn a_bureau_call_openhands_refuses_is_noted_with_its_error() {
         .map(|s| s["text"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["Done."]);
-    assert_eq!(files(&trial.join("world/workspace")), ["readme.txt"]);
+    assert_eq!(workspace(&trial), ["readme.txt"]);
 }
 
 /// The model server fails the turn: OpenHands prints a `ConversationErrorEvent` and exits 0;

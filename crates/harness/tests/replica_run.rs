@@ -54,7 +54,9 @@ fn run(mode: ReplicaMode) -> (String, serde_json::Value) {
     let trial = trial_dir(&out, "research-quarter-total", "sh", 1);
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(trial.join("result.json")).unwrap()).unwrap();
-    let where_ = std::fs::read_to_string(trial.join("deliverables/where.txt"))
+    let where_ = bureau_world::trial_files::TrialFiles::open(&trial)
+        .and_then(|f| f.read("deliverables/where.txt", 1 << 20))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_else(|e| panic!("{e}: {result:#}"));
     (where_, result)
 }

@@ -315,5 +315,9 @@ fn a_turn_ends_by_itself_when_its_wall_clock_limit_runs_out() {
     assert_eq!(report.view.status, "failed");
     let dir = p.trial_dir("all-tools", "human:slow");
     assert!(tool_calls(&dir.join("trajectory.jsonl")).is_empty());
-    assert!(dir.join("snapshots/turn-2.json").is_file());
+    assert!(
+        bureau_world::trial_files::TrialFiles::open(&dir)
+            .unwrap()
+            .exists("snapshots/turn-2.json")
+    );
 }

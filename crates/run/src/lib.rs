@@ -23,6 +23,7 @@ pub mod rundir;
 pub mod shard;
 pub mod status;
 pub mod trial;
+pub mod unpack;
 mod validate;
 pub mod validate_cache;
 

@@ -1,7 +1,8 @@
 //! Re-scoring a finished run from what it stored, without running any agent again.
 //!
 //! For every finished trial, the world of each turn is restored from `snapshots/turn-<n>.json`
-//! (file contents from the trial's `world/blobs/`), and that turn's rubric items are evaluated
+//! (file contents from the trial's `world/blobs/`; both read through [`TrialFiles`], from the
+//! trial's archive or, in a run written before it, from plain files), and that turn's rubric items are evaluated
 //! with the trajectory as it stood after the turn; `final` items run on the last turn's world
 //! with the whole trajectory. The tasks and checks are loaded afresh, so a fixed or stricter
 //! check applies to old runs. Verdicts, results, `summary.json` and `report.md` are rewritten;
@@ -16,6 +17,7 @@ use bureau_core::result::{DepGraphScore, TrialResult, TrialStatus};
 use bureau_core::task::Task;
 use bureau_core::trajectory::Step;
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
+use bureau_world::trial_files::TrialFiles;
 use bureau_world::{Snapshot, World};
 use serde::{Deserialize, Serialize};
 
@@ -199,25 +201,23 @@ fn recompute(
     judge: Option<&dyn bureau_check::Judge>,
 ) -> Result<(Vec<Verdict>, Option<DepGraphScore>), String> {
     let steps = read_trajectory(&trial.join(TRAJECTORY_JSONL))?;
+    let files = TrialFiles::open(trial).map_err(|e| e.to_string())?;
     let mut snapshots = Vec::new();
     for turn in &task.turns {
-        let path = trial
-            .join("snapshots")
-            .join(format!("turn-{}.json", turn.index));
-        if !path.is_file() {
+        let rel = format!("snapshots/turn-{}.json", turn.index);
+        if !files.exists(&rel) {
             return Err(format!(
                 "turn {} has no snapshot (the trial ended before it, or the task gained turns)",
                 turn.index
             ));
         }
-        let snap: Snapshot = read_json(&path).map_err(|e| e.to_string())?;
-        snapshots.push(snap);
+        snapshots.push(read_snapshot(&files, &rel)?);
     }
-    let blobs = trial.join("world").join("blobs");
     let scratch = tempfile::Builder::new()
         .prefix(".rescore-")
         .tempdir_in(trial)
         .map_err(|e| format!("{}: {e}", trial.display()))?;
+    let blobs = blobs_dir(&files, scratch.path())?;
     let mut world = World::build(task, &scratch.path().join("world"))
         .map_err(|e| format!("building the task's world: {e}"))?;
     let mut verdicts = Vec::new();
@@ -268,11 +268,12 @@ fn rescore_rounds(
     use bureau_core::trajectory::StepKind;
     let steps = read_trajectory(&trial.join(TRAJECTORY_JSONL))?;
     let last = task.turns.last().map(|t| t.index);
-    let blobs = trial.join("world").join("blobs");
+    let files = TrialFiles::open(trial).map_err(|e| e.to_string())?;
     let scratch = tempfile::Builder::new()
         .prefix(".rescore-rounds-")
         .tempdir_in(trial)
         .map_err(|e| format!("{}: {e}", trial.display()))?;
+    let blobs = blobs_dir(&files, scratch.path())?;
     let mut world = World::build(task, &scratch.path().join("world"))
         .map_err(|e| format!("building the task's world: {e}"))?;
     let threshold = record.threshold;
@@ -286,10 +287,7 @@ fn rescore_rounds(
             let unit: Vec<Verdict> = if r + 1 == count {
                 finals.iter().filter(in_unit).cloned().collect()
             } else {
-                let path = trial
-                    .join("snapshots")
-                    .join(format!("turn-{n}.round-{r}.json"));
-                let snap: Snapshot = read_json(&path).map_err(|e| e.to_string())?;
+                let snap = read_snapshot(&files, &format!("snapshots/turn-{n}.round-{r}.json"))?;
                 world
                     .restore_from(&snap, &blobs)
                     .map_err(|e| format!("restoring turn {n} round {r}: {e}"))?;
@@ -330,6 +328,32 @@ fn rescore_rounds(
         }
     }
     Ok(())
+}
+
+/// The largest snapshot read (a generated workspace of 5,000 files is under 1 MB).
+const MAX_SNAPSHOT_BYTES: u64 = 1 << 30;
+/// The largest blob restored.
+const MAX_BLOB_BYTES: u64 = 4 << 30;
+
+/// The snapshot `rel` of a stored trial (packed or not).
+fn read_snapshot(files: &TrialFiles, rel: &str) -> Result<Snapshot, String> {
+    let bytes = files
+        .read(rel, MAX_SNAPSHOT_BYTES)
+        .map_err(|e| format!("{}: {e}", files.dir().display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", files.dir().join(rel).display()))
+}
+
+/// The trial's `world/blobs` as a directory: copied out of its archive into `scratch` when
+/// the trial is packed.
+fn blobs_dir(files: &TrialFiles, scratch: &Path) -> Result<PathBuf, String> {
+    if !files.is_packed() {
+        return Ok(files.dir().join("world").join("blobs"));
+    }
+    let to = scratch.join("trial-blobs");
+    files
+        .copy_tree("world/blobs", &to, MAX_BLOB_BYTES)
+        .map_err(|e| format!("{}: {e}", files.dir().display()))?;
+    Ok(to)
 }
 
 fn read_trajectory(path: &Path) -> Result<Vec<Step>, String> {

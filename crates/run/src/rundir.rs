@@ -11,21 +11,29 @@
 //!     verdicts.json                    the verdicts, byte-identical for identical agent actions
 //!     trajectory.jsonl                 the agent's steps
 //!     events.jsonl                     the world event log
-//!     snapshots/turn-<n>.json          the world after turn n (content blobs in world/blobs)
-//!     snapshots/turn-<n>.round-<r>.json  with feedback rounds: the world after round r of
-//!                                      turn n, before the user's (r+1)-th message
+//!     outputs.json, depgraph.json      the collected deliverables; the file dependency graph
 //!     feedback.json                    with feedback rounds: each round's verdicts and message
-//!     deliverables/                    workspace files the agent created or changed (final state;
-//!                                      files only the task added or replaced are left out)
-//!     mail/<owner>/<folder>/<id>.eml   every mailbox, final state
-//!     calendar/<owner>.ics             every calendar, final state
-//!     world/                           the world root: workspace/ and blobs/ (on a replica
-//!                                      the workspace was the replica, reset after the trial;
-//!                                      generated contents are never in blobs/)
+//!     trial.zip                        every tree below, one zip archive (zstd entries, paths
+//!                                      as listed); read with bureau_world::trial_files
+//!                                      (`bureau unpack` writes the trees out again):
+//!       snapshots/turn-<n>.json          the world after turn n (content blobs in world/blobs)
+//!       snapshots/turn-<n>.round-<r>.json  with feedback rounds: the world after round r of
+//!                                        turn n, before the user's (r+1)-th message
+//!       deliverables/                    workspace files the agent created or changed (final
+//!                                        state; files only the task added or replaced are
+//!                                        left out)
+//!       mail/<owner>/<folder>/<id>.eml   every mailbox, final state
+//!       calendar/<owner>.ics             every calendar, final state
+//!       world/                           the world root: workspace/, blobs/, code/ (on a
+//!                                        replica the workspace was the replica, reset after
+//!                                        the trial; generated contents are never in blobs/)
 //!     attempts/<k>/                    earlier attempts (errored or interrupted), same layout
 //!     claim.<g>.json                   while the trial runs: the claim of the process playing
 //!                                      it (crate::claim); removed once result.json is written
 //! ```
+//!
+//! Runs written before `trial.zip` have its trees as plain directories; every reader takes
+//! both.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

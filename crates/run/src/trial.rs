@@ -792,7 +792,7 @@ pub(crate) fn run_trial(
         made += 1;
         let dir = attempts_dir.join(k.to_string());
         std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        let outcome = run_attempt(
+        let mut outcome = run_attempt(
             job.task,
             job.program,
             factory,
@@ -804,6 +804,7 @@ pub(crate) fn run_trial(
             &dir,
             scoring,
         );
+        pack_attempt(&dir, &mut outcome);
         let record = AttemptRecord {
             attempt: k,
             status: outcome.status,
@@ -836,6 +837,21 @@ pub(crate) fn run_trial(
             }
             return finalize(job, k, outcome, claim);
         }
+    }
+}
+
+/// Pack the attempt's trees (snapshots, world, deliverables, mail, calendar) into its
+/// archive, before `attempt.json` or the trial's `result.json` marks it done: a process killed
+/// while packing leaves the trees and at most a temporary file, never an archive taken for
+/// whole. A failure to pack is the attempt's error (the trees stay as they were).
+fn pack_attempt(dir: &Path, outcome: &mut AttemptOutcome) {
+    if let Err(e) = bureau_world::trial_files::pack(dir)
+        && outcome.error.is_none()
+    {
+        outcome.status = TrialStatus::Error;
+        outcome.error = Some(format!("packing the trial's files: {e}"));
+        outcome.score = None;
+        outcome.retryable = true;
     }
 }
 

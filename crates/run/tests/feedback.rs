@@ -9,6 +9,7 @@ use bureau_core::Task;
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_core::trajectory::{Step, StepKind};
 use bureau_run::{FeedbackSettings, RunConfig, RunError, run, run_with, trial_dir};
+use bureau_world::trial_files::TrialFiles;
 use common::*;
 use serde_json::json;
 
@@ -225,8 +226,9 @@ fn an_agent_fixing_its_work_after_feedback_rises_from_pass1_0_to_pass2_1() {
     );
     assert_eq!(log[1]["verdicts"][0]["status"], "passed");
     assert!(log[1]["feedback"].is_null());
-    assert!(dir.join("snapshots/turn-1.round-0.json").is_file());
-    assert!(dir.join("snapshots/turn-1.json").is_file());
+    let files = TrialFiles::open(&dir).unwrap();
+    assert!(files.exists("snapshots/turn-1.round-0.json"));
+    assert!(files.exists("snapshots/turn-1.json"));
 
     // summary.json: Pass@1 = 0, Pass@2 = 1, and no rise from 0.
     let summary = json(&out.join("summary.json"));
@@ -318,7 +320,9 @@ fn without_feedback_the_same_agent_fails_and_nothing_is_added() {
     assert!(!text.contains("feedback"), "{text}");
     let dir = trial_dir(&out, "answer", "corrector", 1);
     assert!(!dir.join("feedback.json").exists());
-    assert!(!dir.join("snapshots/turn-1.round-0.json").exists());
+    let files = TrialFiles::open(&dir).unwrap();
+    assert!(files.exists("snapshots/turn-1.json"));
+    assert!(!files.exists("snapshots/turn-1.round-0.json"));
     assert!(!read(&out.join("summary.json")).contains("\"feedback\""));
     assert!(!read(&out.join("run.json")).contains("feedback"));
     assert!(!read(&out.join("report.md")).contains("Feedback rounds"));

@@ -74,12 +74,14 @@ fn verdicts(out: &Path) -> BTreeMap<String, (TrialStatus, String)> {
 
 fn blob_bytes(out: &Path) -> u64 {
     walkdir::WalkDir::new(out.join("trials"))
+        .min_depth(3)
+        .max_depth(3)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_type().is_file() && e.path().components().any(|c| c.as_os_str() == "blobs")
+        .map(|e| {
+            let files = bureau_world::trial_files::TrialFiles::open(e.path()).unwrap();
+            files.list("world/blobs").unwrap().values().sum::<u64>()
         })
-        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
         .sum()
 }
 

@@ -51,22 +51,49 @@ fn rescoring_an_unchanged_task_reproduces_every_verdict_byte_for_byte() {
         .iter()
         .map(|a| read(&trial_dir(&out, "memo", a, 1).join("verdicts.json")))
         .collect();
-    let r = rescore(&out, &RescoreOptions::default()).unwrap();
-    assert_eq!(
-        (r.rescored, r.verdicts_changed, r.status_changed),
-        (2, 0, 0)
-    );
-    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
-    for (a, b) in ["oracle", "null"].iter().zip(&before) {
+    let archive = trial_dir(&out, "memo", "oracle", 1).join("trial.zip");
+    let packed = std::fs::read(&archive).unwrap();
+    // The run as written (packed), then unpacked as runs before trial.zip were.
+    for layout in ["packed", "unpacked"] {
+        if layout == "unpacked" {
+            let done = bureau_run::unpack::unpack(std::slice::from_ref(&out), None).unwrap();
+            assert_eq!(done.len(), 2);
+            assert!(done.iter().all(|u| u.files > 0));
+            assert!(!archive.exists());
+        }
+        let r = rescore(&out, &RescoreOptions::default()).unwrap();
         assert_eq!(
-            &read(&trial_dir(&out, "memo", a, 1).join("verdicts.json")),
-            b,
-            "{a}"
+            (r.rescored, r.verdicts_changed, r.status_changed),
+            (2, 0, 0),
+            "{layout}"
         );
-        assert!(record(&out, a).changed.is_empty());
+        assert!(r.skipped.is_empty(), "{layout}: {:?}", r.skipped);
+        for (a, b) in ["oracle", "null"].iter().zip(&before) {
+            assert_eq!(
+                &read(&trial_dir(&out, "memo", a, 1).join("verdicts.json")),
+                b,
+                "{layout}: {a}"
+            );
+            assert!(record(&out, a).changed.is_empty());
+        }
+        assert_eq!(result(&out, "oracle").status, TrialStatus::Passed);
+        assert_eq!(result(&out, "null").status, TrialStatus::Failed);
+        if layout == "packed" {
+            // Re-scoring reads the archive and leaves it as it was, and no scratch behind.
+            assert_eq!(std::fs::read(&archive).unwrap(), packed);
+            let hidden = std::fs::read_dir(archive.parent().unwrap())
+                .unwrap()
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with('.')
+                })
+                .count();
+            assert_eq!(hidden, 0);
+        }
     }
-    assert_eq!(result(&out, "oracle").status, TrialStatus::Passed);
-    assert_eq!(result(&out, "null").status, TrialStatus::Failed);
 }
 
 #[test]
@@ -133,6 +160,8 @@ fn a_trial_without_every_snapshot_is_left_as_it_was_and_said_why() {
     let out = tmp.path().join("run");
     run_it(&t, &out);
     let trial = trial_dir(&out, "memo", "oracle", 1);
+    // Unpacked (the layout of runs before trial.zip), then a snapshot lost.
+    bureau_run::unpack::unpack(std::slice::from_ref(&trial), None).unwrap();
     std::fs::remove_file(trial.join("snapshots/turn-2.json")).unwrap();
     let before = read(&trial.join("result.json"));
     let r = rescore(&out, &RescoreOptions::default()).unwrap();

@@ -10,6 +10,7 @@ use bureau_agents::{Agent, AgentError, ToolSession, TurnInput, TurnOutput, make_
 use bureau_core::Task;
 use bureau_core::result::{TrialResult, TrialStatus};
 use bureau_run::{RunConfig, RunError, run, run_with, trial_dir};
+use bureau_world::trial_files::TrialFiles;
 use common::*;
 
 fn config(targets: &[&Path], agents: &[&str], out: &Path) -> RunConfig {
@@ -108,6 +109,8 @@ fn oracle_passes_null_fails_and_the_trial_directory_holds_every_file() {
     assert_eq!(null.usage.tool_calls, 0);
 
     let dir = trial_dir(&out, "memo", "oracle", 1);
+    let files = TrialFiles::open(&dir).unwrap();
+    assert!(files.is_packed());
     for f in [
         "result.json",
         "verdicts.json",
@@ -119,27 +122,42 @@ fn oracle_passes_null_fails_and_the_trial_directory_holds_every_file() {
         "calendar/ada@corp.test.ics",
         "world/workspace/notes/budget.txt",
     ] {
-        assert!(dir.join(f).is_file(), "missing {f}");
+        assert!(files.exists(f), "missing {f}");
     }
+    // The trees are in trial.zip: a handful of entries, whatever the trial wrote.
+    let mut entries: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(
+        entries,
+        [
+            "events.jsonl",
+            "outputs.json",
+            "result.json",
+            "trajectory.jsonl",
+            "trial.zip",
+            "verdicts.json"
+        ]
+    );
     assert!(
         !dir.join("attempts").exists(),
         "the final attempt's files moved up"
     );
     assert!(
-        !dir.join("deliverables/readme.txt").exists(),
+        !files.exists("deliverables/readme.txt"),
         "unchanged seed files are not deliverables"
     );
     assert!(
-        !dir.join("deliverables/notes/budget.txt").exists(),
+        !files.exists("deliverables/notes/budget.txt"),
         "files the task added are not the agent's deliverables"
     );
     assert_eq!(
-        read(&dir.join("deliverables/memo.md")),
-        "The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
+        files.read("deliverables/memo.md", 1 << 20).unwrap(),
+        b"The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
     );
-    let sent = std::fs::read_dir(dir.join("mail/ada@corp.test/Sent"))
-        .unwrap()
-        .count();
+    let sent = files.list("mail/ada@corp.test/Sent").unwrap().len();
     assert_eq!(sent, 1);
 
     let verdicts = json(&dir.join("verdicts.json"));
@@ -190,10 +208,11 @@ fn verdicts_are_byte_identical_across_runs_and_a_replay_reproduces_them() {
     let va = std::fs::read(trial_dir(&a, "memo", "oracle", 1).join("verdicts.json")).unwrap();
     let vb = std::fs::read(trial_dir(&b, "memo", "oracle", 1).join("verdicts.json")).unwrap();
     assert_eq!(va, vb);
-    for f in ["trajectory.jsonl", "events.jsonl", "snapshots/turn-2.json"] {
+    // The archive too: the same files give the same bytes.
+    for f in ["trajectory.jsonl", "events.jsonl", "trial.zip"] {
         assert_eq!(
-            read(&trial_dir(&a, "memo", "oracle", 1).join(f)),
-            read(&trial_dir(&b, "memo", "oracle", 1).join(f)),
+            std::fs::read(trial_dir(&a, "memo", "oracle", 1).join(f)).unwrap(),
+            std::fs::read(trial_dir(&b, "memo", "oracle", 1).join(f)).unwrap(),
             "{f}"
         );
     }
@@ -309,8 +328,9 @@ fn a_panicking_agent_makes_the_trial_error_retried_and_unscored_with_earlier_tur
         vec!["memo-written", "bob-told"],
         "turn 1 was checked right after turn 1"
     );
-    assert!(dir.join("snapshots/turn-1.json").is_file());
-    assert!(!dir.join("snapshots/turn-2.json").exists());
+    let files = TrialFiles::open(&dir).unwrap();
+    assert!(files.exists("snapshots/turn-1.json"));
+    assert!(!files.exists("snapshots/turn-2.json"));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use bureau_core::result::TrialResult;
 use bureau_core::verdict::Verdict;
+use bureau_world::trial_files::{TrialFiles, TrialFilesError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -108,6 +109,37 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         ReadError::Io(e) => format!("it cannot be read ({e})"),
         e => e.to_string(),
     })
+}
+
+/// Why a trial's file could not be read, as the viewer says it (after the file's name).
+pub(crate) fn why(e: &TrialFilesError) -> String {
+    match e {
+        TrialFilesError::NotFound { .. } => "it does not exist".into(),
+        TrialFilesError::Refused { why, .. } => why.clone(),
+        TrialFilesError::TooLarge { size, max, .. } => {
+            format!("it is {size} bytes, more than the {max} the viewer reads")
+        }
+        TrialFilesError::Io { source, .. } => format!("it cannot be read ({source})"),
+        TrialFilesError::Archive { archive, message } => format!(
+            "{}: {message}",
+            archive.file_name().unwrap_or_default().to_string_lossy()
+        ),
+    }
+}
+
+/// Read the file `rel` of a trial (from its archive, or a plain file of a trial written
+/// before archives or unpacked), at most `max` bytes, never through a symbolic link.
+pub fn read_trial_file(trial: &TrialFiles, rel: &str, max: u64) -> Result<Vec<u8>, String> {
+    trial.read(rel, max).map_err(|e| why(&e))
+}
+
+/// The files of the trial directory `dir`; when its archive cannot be read, its plain files
+/// only, and a problem saying why (naming the archive).
+pub fn open_trial(dir: &Path) -> (TrialFiles, Option<String>) {
+    match TrialFiles::open(dir) {
+        Ok(t) => (t, None),
+        Err(e) => (TrialFiles::loose(dir), Some(e.to_string())),
+    }
 }
 
 fn rel(run: &Path, path: &Path) -> String {

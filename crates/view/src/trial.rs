@@ -1,11 +1,11 @@
 //! The trial page: the verdicts beside their evidence, the timeline turn by turn, and what
 //! each turn changed in the world.
 
-use std::path::Path;
-
 use minijinja::context;
 use serde::Serialize;
 use serde_json::Value;
+
+use bureau_world::trial_files::TrialFiles;
 
 use crate::load::{MAX_JSON_BYTES, Problem, RunData, read_regular};
 use crate::pages::{CSS, JS, generator, render};
@@ -179,34 +179,16 @@ fn size(n: u64) -> String {
     }
 }
 
-/// Files under `dir` (regular files only, sorted), relative.
-fn files_under(dir: &Path) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(t) = e.file_type() else { continue };
-            if t.is_dir() {
-                stack.push(e.path());
-            } else if t.is_file() {
-                let rel = e
-                    .path()
-                    .strip_prefix(dir)
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
-                out.push((rel, len));
-            }
-        }
-        if out.len() > 10_000 {
-            break;
-        }
-    }
-    out.sort();
-    out
+/// The deliverables of a trial (regular files only, sorted): their paths below
+/// `deliverables/` and sizes. At most 10,000.
+fn deliverable_files(trial: &TrialFiles) -> Vec<(String, u64)> {
+    trial
+        .list("deliverables")
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(rel, len)| Some((rel.strip_prefix("deliverables/")?.to_string(), len)))
+        .take(10_000)
+        .collect()
 }
 
 /// The trial page for the trial `key` (`task/agent-dir/epoch`) of `run`; `root` is the
@@ -216,6 +198,13 @@ pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
     let dir = run.dir.join("trials").join(key);
     let mut problems: Vec<Problem> = Vec::new();
     let mut turns = timeline(&dir, &mut problems);
+    let (files, unreadable) = crate::load::open_trial(&dir);
+    if let Some(message) = unreadable {
+        problems.push(Problem {
+            path: bureau_world::trial_files::ARCHIVE.into(),
+            message,
+        });
+    }
 
     let result: Option<Value> = read_regular(&dir.join("result.json"), MAX_JSON_BYTES)
         .ok()
@@ -312,16 +301,16 @@ pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
     let mut verdicts = verdict_views(&verdicts, &turns);
 
     let mut worlds = Vec::new();
-    for stage in crate::world::stages(&dir) {
+    for stage in crate::world::stages(&files) {
         let (changes, prefix, label) = match stage {
             crate::world::Stage::Turn(0) => continue,
             crate::world::Stage::Turn(n) => (
-                crate::world::turn_changes(&dir, n),
+                crate::world::turn_changes(&files, n),
                 format!("t{n}-"),
                 format!("turn {n}"),
             ),
             crate::world::Stage::Round(n, r) => (
-                crate::world::stage_changes(&dir, stage),
+                crate::world::stage_changes(&files, stage),
                 format!("t{n}r{r}-"),
                 format!("turn {n}, before feedback round {r}"),
             ),
@@ -334,10 +323,10 @@ pub fn trial_page(run: &RunData, key: &str, root: &str) -> Option<String> {
             html: crate::world::render_html_prefixed(&changes, &prefix),
         });
     }
-    let deliverables: Vec<Deliverable> = files_under(&dir.join("deliverables"))
+    let deliverables: Vec<Deliverable> = deliverable_files(&files)
         .into_iter()
         .map(|(path, len)| {
-            let preview = crate::world::file_preview(&dir, &path);
+            let preview = crate::world::file_preview(&files, &path);
             Deliverable {
                 anchor: preview.anchor.clone(),
                 html: crate::world::render_preview_html(&preview),

@@ -9,6 +9,7 @@ use bureau_view::world::{
     Stage, Status, WorldChanges, file_preview, object_anchor, render_html, render_preview_html,
     stage_changes, turn_changes, turns,
 };
+use bureau_world::trial_files::TrialFiles;
 use proptest::prelude::*;
 
 const TASKS: [&str; 4] = [
@@ -46,7 +47,13 @@ fn trial(task: &str) -> PathBuf {
     trial_dir(run_dir(), task, "oracle", 1)
 }
 
-/// A copy of a trial directory to break.
+/// The files of a trial directory, packed or not.
+fn files(dir: &Path) -> TrialFiles {
+    TrialFiles::open(dir).unwrap()
+}
+
+/// A copy of a trial directory to break, unpacked: its files are those of a trial written
+/// before trials were packed, which read the same.
 fn copy_trial(task: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let status = std::process::Command::new("cp")
@@ -56,14 +63,15 @@ fn copy_trial(task: &str) -> tempfile::TempDir {
         .status()
         .unwrap();
     assert!(status.success());
+    assert!(bureau_world::trial_files::unpack_in_place(tmp.path()).unwrap() > 0);
     tmp
 }
 
 #[test]
 fn polder_turn_1_adds_the_agenda_and_mails_anouk() {
     let dir = trial("polder-visit-reschedule");
-    assert_eq!(turns(&dir), vec![0, 1, 2]);
-    let w = turn_changes(&dir, 1);
+    assert_eq!(turns(&files(&dir)), vec![0, 1, 2]);
+    let w = turn_changes(&files(&dir), 1);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     assert_eq!(w.base.as_deref(), Some("snapshots/turn-0.json"));
     assert_eq!(w.since, Some(0));
@@ -121,7 +129,7 @@ fn polder_turn_1_adds_the_agenda_and_mails_anouk() {
 #[test]
 fn polder_turn_2_moves_the_visit() {
     let dir = trial("polder-visit-reschedule");
-    let w = turn_changes(&dir, 2);
+    let w = turn_changes(&files(&dir), 2);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     let visit: Vec<_> = w
         .calendar
@@ -179,7 +187,7 @@ fn polder_turn_2_moves_the_visit() {
 
 #[test]
 fn other_services_chat_tracker_sheets_code() {
-    let w = turn_changes(&trial("build-safety-change-order"), 1);
+    let w = turn_changes(&files(&trial("build-safety-change-order")), 1);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     assert_eq!(w.chat.conversations[0].title, "#bv2417-riverside");
     assert!(
@@ -188,7 +196,7 @@ fn other_services_chat_tracker_sheets_code() {
             .contains("CI-07 is priced")
     );
     // Turn 2: a colleague posts a site photo; it is shown from the blob store.
-    let w2 = turn_changes(&trial("build-safety-change-order"), 2);
+    let w2 = turn_changes(&files(&trial("build-safety-change-order")), 2);
     let photo = w2
         .chat
         .conversations
@@ -207,7 +215,7 @@ fn other_services_chat_tracker_sheets_code() {
         .collect();
     assert_eq!(issues, vec![("CO-7", Status::Added)]);
 
-    let w = turn_changes(&trial("build-subcontractor-invoices"), 1);
+    let w = turn_changes(&files(&trial("build-subcontractor-invoices")), 1);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     let cells: Vec<_> = w
         .sheets
@@ -219,7 +227,7 @@ fn other_services_chat_tracker_sheets_code() {
     assert!(cells.iter().all(|c| c.0.ends_with('3')), "{cells:?}");
 
     let dir = trial("calibration-mr-review");
-    let w = turn_changes(&dir, 2);
+    let w = turn_changes(&files(&dir), 2);
     assert!(w.problems.is_empty(), "{:?}", w.problems);
     let subjects: Vec<_> = w.code.commits.iter().map(|c| c.subject.as_str()).collect();
     assert!(
@@ -240,14 +248,14 @@ fn other_services_chat_tracker_sheets_code() {
 
 #[test]
 fn render_html_snapshot_of_polder_turn_1() {
-    let w = turn_changes(&trial("polder-visit-reschedule"), 1);
+    let w = turn_changes(&files(&trial("polder-visit-reschedule")), 1);
     insta::assert_snapshot!("polder_turn_1", render_html(&w));
 }
 
 #[test]
 fn deliverables_preview() {
     let dir = trial("polder-visit-reschedule");
-    let p = file_preview(&dir, "visits/2026-03-12-polder-agenda.md");
+    let p = file_preview(&files(&dir), "visits/2026-03-12-polder-agenda.md");
     assert!(p.problems.is_empty(), "{:?}", p.problems);
     assert_eq!(
         p.source.as_deref(),
@@ -256,14 +264,14 @@ fn deliverables_preview() {
     assert!(p.text.as_deref().unwrap().contains("Polder"));
     assert!(render_preview_html(&p).contains("<pre>"));
     // A workspace file that is not a deliverable comes from the last snapshot.
-    let p = file_preview(&dir, "visits/visitor-policy.md");
+    let p = file_preview(&files(&dir), "visits/visitor-policy.md");
     assert_eq!(
         p.source.as_deref(),
         Some("snapshots/turn-2.json"),
         "{:?}",
         p.problems
     );
-    let p = file_preview(&dir, "no/such/file.md");
+    let p = file_preview(&files(&dir), "no/such/file.md");
     assert!(p.text.is_none() && !p.problems.is_empty());
 }
 
@@ -271,7 +279,7 @@ fn deliverables_preview() {
 fn without_turn_0_turn_1_is_shown_whole_with_a_note() {
     let t = copy_trial("polder-visit-reschedule");
     std::fs::remove_file(t.path().join("snapshots/turn-0.json")).unwrap();
-    let w = turn_changes(t.path(), 1);
+    let w = turn_changes(&files(t.path()), 1);
     assert!(w.note.as_deref().unwrap().contains("turn-0.json"));
     assert_eq!(w.base, None);
     assert!(w.files.files.iter().all(|f| f.status == Status::Added));
@@ -291,7 +299,7 @@ fn bad_input_is_listed_never_a_panic() {
     let snaps = t.path().join("snapshots");
     // A run killed while writing turn 2.
     truncate(&snaps.join("turn-2.json"));
-    let w = turn_changes(t.path(), 2);
+    let w = turn_changes(&files(t.path()), 2);
     assert_eq!(w.problems.len(), 1, "{:?}", w.problems);
     assert!(
         w.problems[0].contains("snapshots/turn-2.json")
@@ -301,7 +309,7 @@ fn bad_input_is_listed_never_a_panic() {
     assert!(render_html(&w).contains("stopped while writing"));
     // Garbage as the earlier snapshot: turn 2 whole... of turn 1, with the reason.
     std::fs::write(snaps.join("turn-0.json"), b"\x00\xffgarbage").unwrap();
-    let w = turn_changes(t.path(), 1);
+    let w = turn_changes(&files(t.path()), 1);
     assert!(
         w.problems[0].contains("turn-0.json: not valid JSON"),
         "{:?}",
@@ -310,9 +318,11 @@ fn bad_input_is_listed_never_a_panic() {
     assert!(w.note.is_some());
     assert_eq!(w.files.files.len(), 4);
     // A missing blob of a file the agent wrote (compared with the seeded world again).
-    std::fs::copy(
-        trial("polder-visit-reschedule").join("snapshots/turn-0.json"),
+    std::fs::write(
         snaps.join("turn-0.json"),
+        files(&trial("polder-visit-reschedule"))
+            .read("snapshots/turn-0.json", 1 << 26)
+            .unwrap(),
     )
     .unwrap();
     let agenda = w
@@ -323,7 +333,7 @@ fn bad_input_is_listed_never_a_panic() {
         .unwrap();
     let hash = agenda.new.as_ref().unwrap().hash.clone();
     std::fs::remove_file(t.path().join("world/blobs").join(&hash)).unwrap();
-    let w = turn_changes(t.path(), 1);
+    let w = turn_changes(&files(t.path()), 1);
     assert!(
         w.problems
             .iter()
@@ -343,7 +353,7 @@ fn bad_input_is_listed_never_a_panic() {
     v["future_field"] = serde_json::json!(1);
     std::fs::write(snaps.join("turn-1.json"), serde_json::to_vec(&v).unwrap()).unwrap();
     std::fs::write(snaps.join("turn-0.json"), b"{}").unwrap();
-    let w = turn_changes(t.path(), 1);
+    let w = turn_changes(&files(t.path()), 1);
     assert!(
         w.problems
             .iter()
@@ -355,10 +365,10 @@ fn bad_input_is_listed_never_a_panic() {
     assert_eq!(other, vec!["services.weather.forecast", "future_field"]);
     assert!(!w.mail.messages.is_empty());
     // Turns that do not exist, a trial directory that is not one.
-    assert!(turn_changes(t.path(), 9).problems[0].contains("does not exist"));
-    assert!(turns(Path::new("/nonexistent")).is_empty());
+    assert!(turn_changes(&files(t.path()), 9).problems[0].contains("does not exist"));
+    assert!(turns(&files(Path::new("/nonexistent"))).is_empty());
     assert!(
-        !turn_changes(Path::new("/nonexistent"), 1)
+        !turn_changes(&files(Path::new("/nonexistent")), 1)
             .problems
             .is_empty()
     );
@@ -370,8 +380,8 @@ fn a_snapshot_that_is_a_symlink_is_not_followed() {
     let snaps = t.path().join("snapshots");
     std::fs::remove_file(snaps.join("turn-1.json")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", snaps.join("turn-1.json")).unwrap();
-    assert_eq!(turns(t.path()), vec![0, 2]);
-    let w = turn_changes(t.path(), 1);
+    assert_eq!(turns(&files(t.path())), vec![0, 2]);
+    let w = turn_changes(&files(t.path()), 1);
     assert!(w.problems[0].contains("symbolic link"), "{:?}", w.problems);
 }
 
@@ -380,12 +390,12 @@ fn feedback_rounds_compare_with_the_stage_before() {
     let t = copy_trial("polder-visit-reschedule");
     let snaps = t.path().join("snapshots");
     std::fs::copy(snaps.join("turn-1.json"), snaps.join("turn-2.round-0.json")).unwrap();
-    let w = stage_changes(t.path(), Stage::Round(2, 0));
+    let w = stage_changes(&files(t.path()), Stage::Round(2, 0));
     assert_eq!(w.base.as_deref(), Some("snapshots/turn-1.json"));
     assert_eq!((w.turn, w.round), (2, Some(0)));
     assert!(w.is_empty() && w.problems.is_empty(), "{w:?}");
-    assert_eq!(turns(t.path()), vec![0, 1, 2]);
-    let w: WorldChanges = stage_changes(t.path(), Stage::Turn(2));
+    assert_eq!(turns(&files(t.path())), vec![0, 1, 2]);
+    let w: WorldChanges = stage_changes(&files(t.path()), Stage::Turn(2));
     assert!(!w.calendar.events.is_empty());
 }
 
@@ -409,7 +419,7 @@ fn a_real_feedback_run_has_rounds_in_time_order() {
     run(&c).unwrap();
     let dir = trial_dir(&out, "polder-visit-reschedule", "null", 1);
     assert_eq!(
-        bureau_view::world::stages(&dir),
+        bureau_view::world::stages(&files(&dir)),
         vec![
             Stage::Turn(0),
             Stage::Round(1, 0),
@@ -418,18 +428,18 @@ fn a_real_feedback_run_has_rounds_in_time_order() {
             Stage::Turn(2)
         ]
     );
-    assert_eq!(turns(&dir), vec![0, 1, 2]);
-    let r = stage_changes(&dir, Stage::Round(2, 0));
+    assert_eq!(turns(&files(&dir)), vec![0, 1, 2]);
+    let r = stage_changes(&files(&dir), Stage::Round(2, 0));
     assert_eq!(
         (r.base.as_deref(), r.round),
         (Some("snapshots/turn-1.json"), Some(0))
     );
-    let t = turn_changes(&dir, 2);
+    let t = turn_changes(&files(&dir), 2);
     assert_eq!(
         (t.base.as_deref(), t.since),
         (Some("snapshots/turn-1.json"), Some(1))
     );
-    let last = stage_changes(&dir, Stage::Round(1, 0));
+    let last = stage_changes(&files(&dir), Stage::Round(1, 0));
     assert_eq!(last.base.as_deref(), Some("snapshots/turn-0.json"));
     for w in [r, t, last] {
         assert!(w.problems.is_empty(), "{:?}", w.problems);
@@ -446,10 +456,10 @@ proptest! {
         std::fs::create_dir_all(&snaps).unwrap();
         std::fs::write(snaps.join("turn-0.json"), &bytes).unwrap();
         std::fs::write(snaps.join("turn-1.json"), json.as_bytes()).unwrap();
-        let w = turn_changes(t.path(), 1);
+        let w = turn_changes(&files(t.path()), 1);
         let _ = render_html(&w);
         std::fs::write(snaps.join("turn-1.json"), &bytes).unwrap();
-        let w = turn_changes(t.path(), 1);
+        let w = turn_changes(&files(t.path()), 1);
         prop_assert!(!w.problems.is_empty() || serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
         let _ = render_html(&w);
     }
@@ -540,9 +550,52 @@ proptest! {
         std::fs::create_dir_all(&snaps).unwrap();
         std::fs::write(snaps.join("turn-0.json"), serde_json::to_vec(&old).unwrap()).unwrap();
         std::fs::write(snaps.join("turn-1.json"), serde_json::to_vec(&new).unwrap()).unwrap();
-        let w = turn_changes(t.path(), 1);
+        let w = turn_changes(&TrialFiles::open(t.path()).unwrap(), 1);
         let html = render_html(&w);
         prop_assert!(!html.contains("could not be drawn"), "{}", html);
-        let _ = file_preview(t.path(), "a");
+        let _ = file_preview(&TrialFiles::open(t.path()).unwrap(), "a");
     }
+}
+
+#[test]
+fn a_packed_trial_shows_what_its_unpacked_copy_shows() {
+    let packed = trial("polder-visit-reschedule");
+    assert!(packed.join("trial.zip").is_file());
+    assert!(!packed.join("snapshots").exists() && !packed.join("deliverables").exists());
+    let unpacked = copy_trial("polder-visit-reschedule");
+    assert!(!unpacked.path().join("trial.zip").exists());
+    assert!(unpacked.path().join("snapshots/turn-1.json").is_file());
+    let (p, u) = (files(&packed), files(unpacked.path()));
+    assert!(p.is_packed() && !u.is_packed());
+    assert_eq!(turns(&p), turns(&u));
+    for n in [1, 2] {
+        let (a, b) = (turn_changes(&p, n), turn_changes(&u, n));
+        assert!(a.problems.is_empty(), "{:?}", a.problems);
+        assert_eq!(a, b);
+    }
+    let path = "visits/2026-03-12-polder-agenda.md";
+    assert_eq!(file_preview(&p, path), file_preview(&u, path));
+}
+
+#[test]
+fn a_truncated_archive_is_named_and_the_plain_files_still_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", trial("polder-visit-reschedule").display()))
+        .arg(tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let archive = tmp.path().join("trial.zip");
+    truncate(&archive);
+    let e = TrialFiles::open(tmp.path()).unwrap_err().to_string();
+    assert!(
+        e.contains(&archive.display().to_string()) && e.contains("truncated or corrupt"),
+        "{e}"
+    );
+    let (loose, problem) = bureau_view::load::open_trial(tmp.path());
+    assert!(problem.unwrap().contains("trial.zip"));
+    assert!(turns(&loose).is_empty());
+    assert!(loose.read("result.json", 1 << 20).is_ok());
 }

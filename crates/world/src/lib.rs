@@ -27,6 +27,7 @@ pub mod sheets;
 mod snapshot;
 pub mod tools;
 pub mod tracker;
+pub mod trial_files;
 pub mod urls;
 
 use std::path::{Path, PathBuf};

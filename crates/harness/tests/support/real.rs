@@ -130,6 +130,37 @@ pub fn lines(path: &Path) -> Vec<Value> {
 }
 
 /// Every file under `dir`, relative, sorted.
+/// The deliverables of a trial (packed in its trial.zip, or plain files), below `deliverables/`.
+pub fn deliverables(trial: &Path) -> Vec<String> {
+    bureau_world::trial_files::TrialFiles::open(trial)
+        .unwrap()
+        .list("deliverables")
+        .unwrap()
+        .into_keys()
+        .map(|k| k.trim_start_matches("deliverables/").to_string())
+        .collect()
+}
+
+/// The final workspace of a trial (in its trial.zip, or plain files) as [`files`] lists a
+/// directory: its files, and each directory holding one with a trailing `/`.
+pub fn workspace(trial: &Path) -> Vec<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let listed = bureau_world::trial_files::TrialFiles::open(trial)
+        .unwrap()
+        .list("world/workspace")
+        .unwrap();
+    for k in listed.into_keys() {
+        let rel = k.trim_start_matches("world/workspace/").to_string();
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            out.insert(rel[..at + i + 1].to_string());
+            at += i + 1;
+        }
+        out.insert(rel);
+    }
+    out.into_iter().collect()
+}
+
 pub fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         for e in std::fs::read_dir(dir).unwrap() {

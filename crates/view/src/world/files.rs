@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 
 use super::anchor::object_anchor;
 use super::diff::{FieldChange, Status, TextDiff, text_diff};
-use super::load::{Blob, read_blob, read_regular};
+use super::load::{Blob, read_blob, read_trial_file};
+use bureau_world::trial_files::TrialFiles;
 
 /// A picture larger than this is described, not embedded.
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
@@ -108,7 +109,7 @@ fn meta(v: &Value) -> Option<FileMeta> {
 
 /// Compares the workspace manifests of two snapshots.
 pub(crate) fn diff_files(
-    trial_dir: &Path,
+    trial: &TrialFiles,
     old: Option<&Value>,
     new: &Value,
     problems: &mut Vec<String>,
@@ -149,7 +150,7 @@ pub(crate) fn diff_files(
                 out.unrendered += 1;
             } else {
                 rendered += 1;
-                let old_side = old_meta.as_ref().map(|m| side(trial_dir, path, m, None));
+                let old_side = old_meta.as_ref().map(|m| side(trial, path, m, None));
                 // Compared with an earlier snapshot, what is new was written in this turn and
                 // must be stored; the seeded world (no base) may lie in a generated base layer.
                 let expect = if old.is_some() {
@@ -157,7 +158,7 @@ pub(crate) fn diff_files(
                 } else {
                     None
                 };
-                let new_side = new_meta.as_ref().map(|m| side(trial_dir, path, m, expect));
+                let new_side = new_meta.as_ref().map(|m| side(trial, path, m, expect));
                 let text_of = |s: &Option<Side>| match s {
                     None => Some(String::new()),
                     Some(Side { text: Some(t), .. }) => Some(t.clone()),
@@ -217,8 +218,8 @@ struct Side {
 
 /// Reads and renders one side of a file. `problems` is given for the side that should be
 /// stored (the new one): a missing blob there is a problem, not only a note.
-fn side(trial_dir: &Path, path: &str, m: &FileMeta, problems: Option<&mut Vec<String>>) -> Side {
-    match read_blob(trial_dir, &m.hash) {
+fn side(trial: &TrialFiles, path: &str, m: &FileMeta, problems: Option<&mut Vec<String>>) -> Side {
+    match read_blob(trial, &m.hash) {
         Blob::Bytes(bytes) => render_bytes(path, &bytes),
         Blob::NotStored => {
             if let Some(p) = problems {
@@ -344,29 +345,9 @@ fn safe_relative(path: &str) -> bool {
         && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// Reads `dir/rel` refusing a symbolic link at any component.
-fn read_inside(dir: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, String> {
-    let mut at = dir.to_path_buf();
-    let parts: Vec<&str> = rel.split('/').filter(|s| !s.is_empty()).collect();
-    for (i, part) in parts.iter().enumerate() {
-        at.push(part);
-        if i + 1 < parts.len() {
-            match std::fs::symlink_metadata(&at) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(format!("{part} is not a directory (or is a link)")),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err("it does not exist".into());
-                }
-                Err(e) => return Err(format!("it cannot be read ({e})")),
-            }
-        }
-    }
-    read_regular(&at, limit)
-}
-
 /// The preview of a deliverable: `<trial>/deliverables/<path>`, else the file in the last
 /// snapshot (its blob). Never fails: what could not be read is in `problems`.
-pub fn file_preview(trial_dir: &Path, path: &str) -> Preview {
+pub fn file_preview(trial: &TrialFiles, path: &str) -> Preview {
     let mut p = Preview {
         path: path.to_string(),
         anchor: object_anchor("file", path),
@@ -383,9 +364,9 @@ pub fn file_preview(trial_dir: &Path, path: &str) -> Preview {
         ));
         return p;
     }
-    let bytes = match read_inside(
-        &trial_dir.join("deliverables"),
-        path,
+    let bytes = match read_trial_file(
+        trial,
+        &format!("deliverables/{path}"),
         super::load::MAX_BLOB_BYTES,
     ) {
         Ok(b) => {
@@ -393,7 +374,7 @@ pub fn file_preview(trial_dir: &Path, path: &str) -> Preview {
             Some(b)
         }
         Err(why) => {
-            let from_snapshot = from_last_snapshot(trial_dir, path, &mut p.problems);
+            let from_snapshot = from_last_snapshot(trial, path, &mut p.problems);
             if from_snapshot.is_none() {
                 p.problems.insert(0, format!("deliverables/{path}: {why}"));
             } else {
@@ -422,12 +403,12 @@ pub fn file_preview(trial_dir: &Path, path: &str) -> Preview {
 }
 
 fn from_last_snapshot(
-    trial_dir: &Path,
+    trial: &TrialFiles,
     path: &str,
     problems: &mut Vec<String>,
 ) -> Option<(String, Vec<u8>)> {
-    let last = super::load::stages(trial_dir).into_iter().last()?;
-    let snap = match super::load::load_snapshot(trial_dir, last, problems) {
+    let last = super::load::stages(trial).into_iter().last()?;
+    let snap = match super::load::load_snapshot(trial, last, problems) {
         Ok(v) => v,
         Err(why) => {
             problems.push(why);
@@ -440,7 +421,7 @@ fn from_last_snapshot(
         .get("hash")?
         .as_str()?
         .to_string();
-    match read_blob(trial_dir, &hash) {
+    match read_blob(trial, &hash) {
         Blob::Bytes(b) => Some((format!("snapshots/{}", last.file_name()), b)),
         Blob::NotStored => {
             problems.push(format!(
@@ -493,7 +474,12 @@ mod tests {
         let old = serde_json::json!({"files": {"a.md": rec(h(b"old\n")), "b.md": rec(h(b"gone"))}});
         let new = serde_json::json!({"files": {"a.md": rec(h(b"new\n")), "b.md": rec(h(b"lost"))}});
         let mut problems = Vec::new();
-        let c = diff_files(dir.path(), Some(&old), &new, &mut problems);
+        let c = diff_files(
+            &TrialFiles::loose(dir.path()),
+            Some(&old),
+            &new,
+            &mut problems,
+        );
         let a = &c.files[0];
         assert_eq!((a.status, a.one_sided), (Status::Changed, true));
         assert_eq!(a.old_rendering, Some(Rendering::NotStored));
@@ -503,7 +489,7 @@ mod tests {
         assert!(problems[0].starts_with("b.md: ") && problems[0].contains("not stored"));
         // The seeded world (no base) may lie in a generated base layer: not a problem.
         let mut problems = Vec::new();
-        let c = diff_files(dir.path(), None, &new, &mut problems);
+        let c = diff_files(&TrialFiles::loose(dir.path()), None, &new, &mut problems);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(c.files[1].new_rendering, Some(Rendering::NotStored));
         assert_eq!(c.files[1].diff, None);
@@ -527,11 +513,11 @@ mod tests {
         std::fs::write(d.join("a.txt"), "hello").unwrap();
         std::fs::write(dir.path().join("secret"), "s").unwrap();
         std::os::unix::fs::symlink(dir.path().join("secret"), d.join("l")).unwrap();
-        let ok = file_preview(dir.path(), "sub/a.txt");
+        let ok = file_preview(&TrialFiles::loose(dir.path()), "sub/a.txt");
         assert_eq!(ok.text.as_deref(), Some("hello"));
         assert_eq!(ok.source.as_deref(), Some("deliverables/sub/a.txt"));
         for bad in ["../secret", "/etc/passwd", "sub/l", ""] {
-            let p = file_preview(dir.path(), bad);
+            let p = file_preview(&TrialFiles::loose(dir.path()), bad);
             assert!(p.text.is_none() && !p.problems.is_empty(), "{bad}: {p:?}");
         }
     }

@@ -1,7 +1,7 @@
 //! Reading a trial's snapshots and blobs: regular files only, bounded, every failure a
 //! sentence naming the file and why.
 
-use std::path::{Path, PathBuf};
+use bureau_world::trial_files::TrialFiles;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -56,34 +56,30 @@ fn digits(s: &str) -> Option<u32> {
 }
 
 /// Every snapshot of a trial, in time order (regular files only).
-pub fn stages(trial_dir: &Path) -> Vec<Stage> {
-    let Ok(rd) = std::fs::read_dir(trial_dir.join("snapshots")) else {
+pub fn stages(trial: &TrialFiles) -> Vec<Stage> {
+    let Ok(files) = trial.list("snapshots") else {
         return Vec::new();
     };
-    let mut v: Vec<Stage> = rd
-        .flatten()
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .filter_map(|e| e.file_name().to_str().and_then(Stage::parse))
+    let mut v: Vec<Stage> = files
+        .keys()
+        .filter_map(|rel| rel.strip_prefix("snapshots/"))
+        .filter_map(Stage::parse)
         .collect();
     v.sort_by_key(|s| s.order_key());
     v
 }
 
-pub(crate) fn snapshot_path(trial_dir: &Path, stage: Stage) -> PathBuf {
-    trial_dir.join("snapshots").join(stage.file_name())
-}
-
-pub(crate) use crate::load::read_regular;
+pub(crate) use crate::load::read_trial_file;
 
 /// A snapshot read as JSON. `Err` says why it could not be read; `problems` gets a note when
 /// it is JSON but not this Bureau's snapshot format (then it is read leniently, by field).
 pub(crate) fn load_snapshot(
-    trial_dir: &Path,
+    trial: &TrialFiles,
     stage: Stage,
     problems: &mut Vec<String>,
 ) -> Result<Value, String> {
     let name = format!("snapshots/{}", stage.file_name());
-    let bytes = read_regular(&snapshot_path(trial_dir, stage), MAX_SNAPSHOT_BYTES)
+    let bytes = read_trial_file(trial, &name, MAX_SNAPSHOT_BYTES)
         .map_err(|why| format!("{name}: {why}"))?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         if e.is_eof() {
@@ -136,17 +132,14 @@ pub(crate) fn is_hash(hash: &str) -> bool {
 }
 
 /// Reads `world/blobs/<hash>` and checks it against its hash.
-pub(crate) fn read_blob(trial_dir: &Path, hash: &str) -> Blob {
+pub(crate) fn read_blob(trial: &TrialFiles, hash: &str) -> Blob {
     if !is_hash(hash) {
         return Blob::Unreadable(format!("{hash:?} is not a content hash"));
     }
-    let path = trial_dir.join("world").join("blobs").join(hash);
-    match std::fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Blob::NotStored,
-        _ => {}
-    }
-    match read_regular(&path, MAX_BLOB_BYTES) {
-        Err(why) => Blob::Unreadable(format!("world/blobs/{hash}: {why}")),
+    let rel = format!("world/blobs/{hash}");
+    match trial.read(&rel, MAX_BLOB_BYTES) {
+        Err(e) if e.is_not_found() => Blob::NotStored,
+        Err(e) => Blob::Unreadable(format!("world/blobs/{hash}: {}", crate::load::why(&e))),
         Ok(bytes) => {
             let got = blake3::hash(&bytes).to_hex().to_string();
             if got.eq_ignore_ascii_case(hash) {
@@ -163,6 +156,7 @@ pub(crate) fn read_blob(trial_dir: &Path, hash: &str) -> Blob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::read_regular;
 
     #[test]
     fn stage_names_parse_and_sort_in_time_order() {
@@ -233,14 +227,19 @@ mod tests {
         std::fs::write(blobs.join(&good), b"abc").unwrap();
         let bad = blake3::hash(b"xyz").to_hex().to_string();
         std::fs::write(blobs.join(&bad), b"not xyz").unwrap();
-        assert!(matches!(read_blob(dir.path(), &good), Blob::Bytes(b) if b == b"abc"));
         assert!(
-            matches!(read_blob(dir.path(), &bad), Blob::Unreadable(w) if w.contains("does not match"))
+            matches!(read_blob(&TrialFiles::loose(dir.path()), &good), Blob::Bytes(b) if b == b"abc")
+        );
+        assert!(
+            matches!(read_blob(&TrialFiles::loose(dir.path()), &bad), Blob::Unreadable(w) if w.contains("does not match"))
         );
         let absent = blake3::hash(b"none").to_hex().to_string();
-        assert!(matches!(read_blob(dir.path(), &absent), Blob::NotStored));
         assert!(matches!(
-            read_blob(dir.path(), "../../etc/passwd"),
+            read_blob(&TrialFiles::loose(dir.path()), &absent),
+            Blob::NotStored
+        ));
+        assert!(matches!(
+            read_blob(&TrialFiles::loose(dir.path()), "../../etc/passwd"),
             Blob::Unreadable(_)
         ));
     }

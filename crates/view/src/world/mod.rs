@@ -38,7 +38,7 @@ mod mail;
 mod render;
 mod services;
 
-use std::path::Path;
+use bureau_world::trial_files::TrialFiles;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -103,8 +103,8 @@ impl WorldChanges {
 
 /// The turns whose end-of-turn snapshot (`snapshots/turn-<n>.json`) the trial holds, sorted
 /// (0 is the seeded world).
-pub fn turns(trial_dir: &Path) -> Vec<u32> {
-    let mut v: Vec<u32> = stages(trial_dir)
+pub fn turns(trial: &TrialFiles) -> Vec<u32> {
+    let mut v: Vec<u32> = stages(trial)
         .into_iter()
         .filter_map(|s| match s {
             Stage::Turn(n) => Some(n),
@@ -118,29 +118,29 @@ pub fn turns(trial_dir: &Path) -> Vec<u32> {
 /// What changed during turn `turn`: `turn-<turn>.json` against the latest earlier turn's
 /// snapshot (`turn-0.json`, the seeded world, for turn 1). Never fails: see
 /// [`WorldChanges::problems`].
-pub fn turn_changes(trial_dir: &Path, turn: u32) -> WorldChanges {
-    let earlier = turns(trial_dir).into_iter().filter(|t| *t < turn).max();
-    changes(trial_dir, Stage::Turn(turn), earlier.map(Stage::Turn))
+pub fn turn_changes(trial: &TrialFiles, turn: u32) -> WorldChanges {
+    let earlier = turns(trial).into_iter().filter(|t| *t < turn).max();
+    changes(trial, Stage::Turn(turn), earlier.map(Stage::Turn))
 }
 
 /// What changed during one stage: a feedback round against the stage before it (the
 /// previous round, or the previous turn), a turn as [`turn_changes`] does.
-pub fn stage_changes(trial_dir: &Path, stage: Stage) -> WorldChanges {
+pub fn stage_changes(trial: &TrialFiles, stage: Stage) -> WorldChanges {
     match stage {
-        Stage::Turn(n) => turn_changes(trial_dir, n),
+        Stage::Turn(n) => turn_changes(trial, n),
         Stage::Round(..) => {
-            let all = stages(trial_dir);
+            let all = stages(trial);
             let before = all
                 .iter()
                 .position(|s| *s == stage)
                 .and_then(|i| i.checked_sub(1))
                 .map(|i| all[i]);
-            changes(trial_dir, stage, before)
+            changes(trial, stage, before)
         }
     }
 }
 
-fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges {
+fn changes(trial: &TrialFiles, stage: Stage, base: Option<Stage>) -> WorldChanges {
     let (turn, round) = match stage {
         Stage::Turn(n) => (n, None),
         Stage::Round(n, r) => (n, Some(r)),
@@ -152,7 +152,7 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
         ..Default::default()
     };
     let mut problems = Vec::new();
-    let new = match load::load_snapshot(trial_dir, stage, &mut problems) {
+    let new = match load::load_snapshot(trial, stage, &mut problems) {
         Ok(v) => v,
         Err(why) => {
             problems.push(why);
@@ -179,7 +179,7 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
             });
             None
         }
-        Some(b) => match load::load_snapshot(trial_dir, b, &mut problems) {
+        Some(b) => match load::load_snapshot(trial, b, &mut problems) {
             Ok(v) => {
                 out.base = Some(format!("snapshots/{}", b.file_name()));
                 out.since = Some(match b {
@@ -204,7 +204,7 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok());
     out.clock = clock.map(|c| c.to_rfc3339());
     let old = old.as_ref();
-    out.files = files::diff_files(trial_dir, old, &new, &mut problems);
+    out.files = files::diff_files(trial, old, &new, &mut problems);
     let svc = |v: Option<&Value>, name: &str| -> Option<Value> {
         v.and_then(|v| v.get("services"))
             .and_then(|s| s.get(name))
@@ -216,7 +216,7 @@ fn changes(trial_dir: &Path, stage: Stage, base: Option<Stage>) -> WorldChanges 
     let (a, b) = pair("calendar");
     out.calendar = calendar::diff_calendar(a.as_ref(), b.as_ref(), clock);
     let (a, b) = pair("chat");
-    out.chat = services::diff_chat(trial_dir, a.as_ref(), b.as_ref());
+    out.chat = services::diff_chat(trial, a.as_ref(), b.as_ref());
     let (a, b) = pair("kb");
     out.kb = services::diff_kb(a.as_ref(), b.as_ref());
     let (a, b) = pair("sheets");

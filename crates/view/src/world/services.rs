@@ -1,6 +1,6 @@
 //! Chat, knowledge base, sheets, tracker and code hosting: what changed, object by object.
 
-use std::path::Path;
+use bureau_world::trial_files::TrialFiles;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -93,14 +93,14 @@ fn conversation_title(m: &Value) -> String {
 
 /// A file a service object carries (`{name, size, mime_type, blake3}`), when it is a
 /// picture in the trial's blob store, as a `data:` URI.
-fn stored_picture(trial_dir: &Path, f: &Value) -> Option<String> {
+fn stored_picture(trial: &TrialFiles, f: &Value) -> Option<String> {
     use base64::Engine;
     let hash = f.get("blake3")?.as_str()?;
     let size = f.get("size").and_then(Value::as_u64).unwrap_or(u64::MAX);
     if size > super::files::MAX_IMAGE_BYTES as u64 {
         return None;
     }
-    let super::load::Blob::Bytes(bytes) = super::load::read_blob(trial_dir, hash) else {
+    let super::load::Blob::Bytes(bytes) = super::load::read_blob(trial, hash) else {
         return None;
     };
     let mime = super::files::image_mime(&bytes)?;
@@ -112,7 +112,11 @@ fn stored_picture(trial_dir: &Path, f: &Value) -> Option<String> {
     })
 }
 
-pub(crate) fn diff_chat(trial_dir: &Path, old: Option<&Value>, new: Option<&Value>) -> ChatChanges {
+pub(crate) fn diff_chat(
+    trial: &TrialFiles,
+    old: Option<&Value>,
+    new: Option<&Value>,
+) -> ChatChanges {
     let a = by_field(old.and_then(|v| v.get("messages")), "id");
     let b = by_field(new.and_then(|v| v.get("messages")), "id");
     let mut out = ChatChanges::default();
@@ -136,9 +140,7 @@ pub(crate) fn diff_chat(trial_dir: &Path, old: Option<&Value>, new: Option<&Valu
             let (files, images) = match m.get("files") {
                 Some(Value::Array(f)) => (
                     f.iter().map(|f| text(f, "name")).collect(),
-                    f.iter()
-                        .filter_map(|f| stored_picture(trial_dir, f))
-                        .collect(),
+                    f.iter().filter_map(|f| stored_picture(trial, f)).collect(),
                 ),
                 _ => (Vec::new(), Vec::new()),
             };
@@ -646,7 +648,11 @@ mod tests {
             {"id": "c1", "channel": "ops", "author": "a", "text": "edited", "time": "t0"},
             {"id": "c2", "channel": "ops", "author": "b", "text": "hi", "time": "t1"},
             {"id": "c3", "channel": null, "dm": ["a", "b"], "author": "a", "text": "psst", "time": "t2"}], "next_id": 3});
-        let c = diff_chat(Path::new("/nonexistent"), Some(&old), Some(&new));
+        let c = diff_chat(
+            &TrialFiles::loose(std::path::Path::new("/nonexistent")),
+            Some(&old),
+            Some(&new),
+        );
         let convs: Vec<_> = c
             .conversations
             .iter()
