@@ -22,6 +22,7 @@ pub mod shard;
 pub mod status;
 pub mod trial;
 mod validate;
+mod workers;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -706,6 +707,7 @@ pub fn run_full(
         }
     };
     let workers = config.concurrency.max(1).min(jobs.len().max(1));
+    workers::ensure_open_files(workers)?;
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
     let replicas = Replicas::new(config.replicas, workers);

@@ -156,6 +156,32 @@ pub(crate) fn resolve_endpoint(
     Ok((base, key))
 }
 
+/// The HTTP client of every `llm` agent of the process (one per proxy setting: a server on
+/// this machine is never reached through an HTTP proxy). A blocking reqwest client runs a
+/// runtime thread of its own and keeps its own connection pool, so one per agent — the run
+/// loop makes an agent per trial — cost a thread and a pool per concurrent trial; shared, the
+/// trials of a run reuse one pool's connections (issue 18).
+fn shared_client(loopback: bool) -> Result<Client, AgentError> {
+    static CLIENTS: std::sync::Mutex<[Option<Client>; 2]> = std::sync::Mutex::new([None, None]);
+    let mut clients = CLIENTS.lock().unwrap_or_else(|p| p.into_inner());
+    let slot = &mut clients[usize::from(loopback)];
+    if let Some(client) = slot {
+        return Ok(client.clone());
+    }
+    let mut builder = Client::builder()
+        .timeout(None)
+        .connect_timeout(std::time::Duration::from_secs(30))
+        .user_agent(concat!("bureau/", env!("CARGO_PKG_VERSION")));
+    if loopback {
+        builder = builder.no_proxy();
+    }
+    let client = builder
+        .build()
+        .map_err(|e| AgentError::Failed(format!("cannot set up the HTTP client: {e}")))?;
+    *slot = Some(client.clone());
+    Ok(client)
+}
+
 /// The `llm` agent. Made by [`crate::AgentCatalog`] from a spec, or directly with
 /// [`LlmAgent::new`].
 #[derive(Debug)]
@@ -412,18 +438,7 @@ impl Agent for LlmAgent {
 
     fn start_trial(&mut self, task: &Task) -> Result<(), AgentError> {
         if self.client.is_none() {
-            let mut builder = Client::builder()
-                .timeout(None)
-                .connect_timeout(std::time::Duration::from_secs(30))
-                .user_agent(concat!("bureau/", env!("CARGO_PKG_VERSION")));
-            // A server on this machine is never reached through an HTTP proxy.
-            if is_loopback(&self.url) {
-                builder = builder.no_proxy();
-            }
-            let client = builder
-                .build()
-                .map_err(|e| AgentError::Failed(format!("cannot set up the HTTP client: {e}")))?;
-            self.client = Some(client);
+            self.client = Some(shared_client(is_loopback(&self.url))?);
         }
         self.system = system_prompt(task);
         self.messages = match self.provider() {
