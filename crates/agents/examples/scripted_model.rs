@@ -146,7 +146,9 @@ async fn completion(State(s): State<Shared>, body: Bytes) -> Response {
 /// The scripted answer to `request`: a `files_list` call while the turn has made fewer than
 /// `tool_calls` calls, then a text.
 fn script(request: &Value, tool_calls: usize, bytes: usize) -> Value {
-    let messages = request["messages"].as_array().map_or(&[][..], Vec::as_slice);
+    let messages = request["messages"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
     let last_user = messages
         .iter()
         .rposition(|m| m["role"] == "user")

@@ -74,7 +74,10 @@ mod tests {
         let before = nofile();
         if before.rlim_max == libc::RLIM_INFINITY || before.rlim_max < 2 * FILES_BASE {
             // Nothing to test against on this machine, said rather than skipped silently.
-            eprintln!("hard RLIMIT_NOFILE is {}: only the error path is checked", before.rlim_max);
+            eprintln!(
+                "hard RLIMIT_NOFILE is {}: only the error path is checked",
+                before.rlim_max
+            );
         } else {
             let lowered = libc::rlimit {
                 rlim_cur: FILES_BASE,

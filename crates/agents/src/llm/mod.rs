@@ -197,7 +197,8 @@ pub struct LlmAgent {
     totals: Totals,
     /// Messages and tools of the last recorded request (what the next record may leave out).
     recorded_messages: usize,
-    recorded_tools: Option<Value>,
+    /// (Their digest: the schemas themselves are large, and a run holds a trial per worker.)
+    recorded_tools: Option<blake3::Hash>,
     next_call_id: u64,
     /// The confined shell behind `shell_run`, when enabled and available here.
     shell: Option<bureau_shell::Confinement>,
@@ -293,8 +294,7 @@ impl LlmAgent {
 
     /// `body` as recorded: without the messages and tools an earlier record of this trial
     /// already holds. Returns (request, messages left out, tools left out).
-    fn elide(&mut self, body: &Value) -> (Value, u64, bool) {
-        let mut request = body.clone();
+    fn elide(&mut self, mut request: Value) -> (Value, u64, bool) {
         scrub_media(&mut request);
         let mut elided = 0;
         if let Some(Value::Array(messages)) = request.get_mut("messages") {
@@ -307,11 +307,12 @@ impl LlmAgent {
         if let Some(obj) = request.as_object_mut()
             && let Some(tools) = obj.get("tools")
         {
-            if self.recorded_tools.as_ref() == Some(tools) {
+            let digest = blake3::hash(&retry::json_bytes(tools));
+            if self.recorded_tools == Some(digest) {
                 obj.remove("tools");
                 tools_elided = true;
             } else {
-                self.recorded_tools = Some(tools.clone());
+                self.recorded_tools = Some(digest);
             }
         }
         (request, elided as u64, tools_elided)
@@ -329,6 +330,11 @@ impl LlmAgent {
             .clone()
             .ok_or_else(|| AgentError::Failed("llm: run_turn before start_trial".into()))?;
         let body = self.request_body(specs);
+        // What the trajectory records, then the body as text: the `Value` tree (the tools'
+        // schemas, the conversation) is not held while the model answers (issue 18).
+        let bytes = retry::json_bytes(&body);
+        let (request, messages_elided, tools_elided) = self.elide(body);
+        let body = bytes;
         let key = self.key.as_ref().map(|k| k.0.as_str());
         let headers = match self.provider() {
             Provider::OpenAi => openai::headers(key),
@@ -356,7 +362,6 @@ impl LlmAgent {
                 }
             },
         );
-        let (request, messages_elided, tools_elided) = self.elide(&body);
         let mut record = ModelCall {
             provider: provider.as_str().to_string(),
             model: self.def.model.model.clone(),
