@@ -152,7 +152,7 @@ def run_case(args, base, name, targets, epochs, concurrency, costs):
     out = Path(args.work, name)
     shutil.rmtree(out, ignore_errors=True)
     http(base.removesuffix("/v1") + "/reset", "POST")
-    env = dict(os.environ, OPENAI_BASE_URL=base, OPENAI_API_KEY="k")
+    env = dict(os.environ, OPENAI_BASE_URL=base, OPENAI_API_KEY="scripted-bench-key")
     timing = Path(args.work, name + ".time")
     cmd = [
         "/usr/bin/time", "-v", "-o", str(timing),
