@@ -26,6 +26,7 @@ pub mod trial;
 pub mod unpack;
 mod validate;
 pub mod validate_cache;
+mod workers;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -606,6 +607,7 @@ pub fn run_full(
             eprintln!("warning: {warning}");
         }
     }
+    workers::ensure_open_files(workers)?;
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
     let replicas = Replicas::new(config.replicas, workers);

@@ -121,6 +121,7 @@ impl EmbeddingsClient {
         let body = json!({"model": self.def.model.model, "input": texts});
         let key = self.key.as_ref().map(|k| k.0.as_str());
         let headers = openai::headers(key);
+        let body = retry::json_bytes(&body);
         let req = retry::Request {
             url: &self.url,
             headers: &headers,

@@ -112,6 +112,7 @@ impl Judge for LlmJudge {
             Provider::OpenAi => openai::headers(key),
             Provider::Anthropic => anthropic::headers(key),
         };
+        let body = retry::json_bytes(&body);
         let req = retry::Request {
             url: &self.agent.url,
             headers: &headers,

@@ -156,6 +156,32 @@ pub(crate) fn resolve_endpoint(
     Ok((base, key))
 }
 
+/// The HTTP client of every `llm` agent of the process (one per proxy setting: a server on
+/// this machine is never reached through an HTTP proxy). A blocking reqwest client runs a
+/// runtime thread of its own and keeps its own connection pool, so one per agent — the run
+/// loop makes an agent per trial — cost a thread and a pool per concurrent trial; shared, the
+/// trials of a run reuse one pool's connections (issue 18).
+fn shared_client(loopback: bool) -> Result<Client, AgentError> {
+    static CLIENTS: std::sync::Mutex<[Option<Client>; 2]> = std::sync::Mutex::new([None, None]);
+    let mut clients = CLIENTS.lock().unwrap_or_else(|p| p.into_inner());
+    let slot = &mut clients[usize::from(loopback)];
+    if let Some(client) = slot {
+        return Ok(client.clone());
+    }
+    let mut builder = Client::builder()
+        .timeout(None)
+        .connect_timeout(std::time::Duration::from_secs(30))
+        .user_agent(concat!("bureau/", env!("CARGO_PKG_VERSION")));
+    if loopback {
+        builder = builder.no_proxy();
+    }
+    let client = builder
+        .build()
+        .map_err(|e| AgentError::Failed(format!("cannot set up the HTTP client: {e}")))?;
+    *slot = Some(client.clone());
+    Ok(client)
+}
+
 /// The `llm` agent. Made by [`crate::AgentCatalog`] from a spec, or directly with
 /// [`LlmAgent::new`].
 #[derive(Debug)]
@@ -171,7 +197,8 @@ pub struct LlmAgent {
     totals: Totals,
     /// Messages and tools of the last recorded request (what the next record may leave out).
     recorded_messages: usize,
-    recorded_tools: Option<Value>,
+    /// (Their digest: the schemas themselves are large, and a run holds a trial per worker.)
+    recorded_tools: Option<blake3::Hash>,
     next_call_id: u64,
     /// The confined shell behind `shell_run`, when enabled and available here.
     shell: Option<bureau_shell::Confinement>,
@@ -270,8 +297,7 @@ impl LlmAgent {
 
     /// `body` as recorded: without the messages and tools an earlier record of this trial
     /// already holds. Returns (request, messages left out, tools left out).
-    fn elide(&mut self, body: &Value) -> (Value, u64, bool) {
-        let mut request = body.clone();
+    fn elide(&mut self, mut request: Value) -> (Value, u64, bool) {
         scrub_media(&mut request);
         let mut elided = 0;
         if let Some(Value::Array(messages)) = request.get_mut("messages") {
@@ -284,11 +310,12 @@ impl LlmAgent {
         if let Some(obj) = request.as_object_mut()
             && let Some(tools) = obj.get("tools")
         {
-            if self.recorded_tools.as_ref() == Some(tools) {
+            let digest = blake3::hash(&retry::json_bytes(tools));
+            if self.recorded_tools == Some(digest) {
                 obj.remove("tools");
                 tools_elided = true;
             } else {
-                self.recorded_tools = Some(tools.clone());
+                self.recorded_tools = Some(digest);
             }
         }
         (request, elided as u64, tools_elided)
@@ -306,6 +333,11 @@ impl LlmAgent {
             .clone()
             .ok_or_else(|| AgentError::Failed("llm: run_turn before start_trial".into()))?;
         let body = self.request_body(specs);
+        // What the trajectory records, then the body as text: the `Value` tree (the tools'
+        // schemas, the conversation) is not held while the model answers (issue 18).
+        let bytes = retry::json_bytes(&body);
+        let (request, messages_elided, tools_elided) = self.elide(body);
+        let body = bytes;
         let key = self.key.as_ref().map(|k| k.0.as_str());
         let headers = match self.provider() {
             Provider::OpenAi => openai::headers(key),
@@ -342,7 +374,6 @@ impl LlmAgent {
                 }
             },
         );
-        let (request, messages_elided, tools_elided) = self.elide(&body);
         let mut record = ModelCall {
             provider: provider.as_str().to_string(),
             model: self.def.model.model.clone(),
@@ -430,18 +461,7 @@ impl Agent for LlmAgent {
 
     fn start_trial(&mut self, task: &Task) -> Result<(), AgentError> {
         if self.client.is_none() {
-            let mut builder = Client::builder()
-                .timeout(None)
-                .connect_timeout(std::time::Duration::from_secs(30))
-                .user_agent(concat!("bureau/", env!("CARGO_PKG_VERSION")));
-            // A server on this machine is never reached through an HTTP proxy.
-            if is_loopback(&self.url) {
-                builder = builder.no_proxy();
-            }
-            let client = builder
-                .build()
-                .map_err(|e| AgentError::Failed(format!("cannot set up the HTTP client: {e}")))?;
-            self.client = Some(client);
+            self.client = Some(shared_client(is_loopback(&self.url))?);
         }
         self.system = system_prompt(task);
         self.messages = match self.provider() {

@@ -34,13 +34,20 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
-/// A request to send: the URL, its headers (the API key among them), the JSON body.
+/// A request to send: the URL, its headers (the API key among them), the JSON body as text
+/// ([`json_bytes`]: serialised once, not a `Value` tree held while the model answers).
 pub(crate) struct Request<'a> {
     pub url: &'a str,
     pub headers: &'a [(&'static str, String)],
-    pub body: &'a Value,
+    pub body: &'a [u8],
     /// Removed from any text kept from a response (an API may echo the key in an error).
     pub secret: Option<&'a str>,
+}
+
+/// `body` as JSON text. A `Value` always serialises (its keys are strings), so the empty
+/// fallback is never taken.
+pub(crate) fn json_bytes(body: &Value) -> Vec<u8> {
+    serde_json::to_vec(body).unwrap_or_default()
 }
 
 /// Send `req` until it succeeds and `parse` accepts the body, retrying as `policy` allows.
@@ -135,7 +142,11 @@ fn attempt<T>(
     timeout: Duration,
     parse: &impl Fn(&Value) -> Result<T, String>,
 ) -> Result<Answer<T>, Attempt> {
-    let mut builder = client.post(req.url).timeout(timeout).json(req.body);
+    let mut builder = client
+        .post(req.url)
+        .timeout(timeout)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(req.body.to_vec());
     for (name, value) in req.headers {
         builder = builder.header(*name, value);
     }
