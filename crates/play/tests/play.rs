@@ -167,9 +167,9 @@ fn a_person_completes_the_starter_task_to_strict_success() {
     assert_eq!(result["status"], "passed");
     assert_eq!(result["score"]["strict"], true);
     assert_eq!(result["agent"], "human:alice");
-    let files = bureau_world::trial_files::TrialFiles::open(&dir).unwrap();
+    let stored = bureau_world::trial_files::TrialFiles::open(&dir).unwrap();
     for f in ["verdicts.json", "events.jsonl", "snapshots/turn-1.json"] {
-        assert!(files.exists(f), "{f}");
+        assert!(stored.exists(f), "{f}");
     }
     for f in ["summary.json", "report.md", "run.json"] {
         assert!(p.out.join(f).is_file(), "{f}");

@@ -10,6 +10,7 @@
 //! `error` too (not retried: the same world breaks the same check). [`rescore`] recomputes the
 //! verdicts of a finished run from its stored snapshots and trajectories.
 
+mod attempts;
 pub mod budget;
 pub mod claim;
 pub mod compare;

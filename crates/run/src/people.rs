@@ -12,7 +12,6 @@ use bureau_world::embed::{CachedEmbedder, Embedder};
 use crate::manifest::{JudgeManifest, RetrievalManifest};
 use crate::{RunConfig, RunError, rundir};
 
-
 /// The models that play people in a run: the user writing feedback (`--feedback-model`) and
 /// the colleagues (`--colleagues`). Both absent by default (template feedback, deterministic
 /// colleagues).
@@ -154,4 +153,3 @@ impl JudgeEntry {
         }
     }
 }
-
