@@ -93,11 +93,12 @@ fn assert_kept_once(out: &Path, task: &str, agent: &str, bytes: &[u8]) {
     assert_eq!(m.blake3, blake3::hash(bytes).to_hex().to_string());
     assert_eq!(m.bytes, bytes.len() as u64);
     let dir = out.join("trials").join(task).join(agent);
-    let blob = walk(&dir)
-        .into_iter()
-        .find(|p| p.ends_with(Path::new("blobs").join(&m.blake3)))
-        .unwrap_or_else(|| panic!("no blob {} under {}", m.blake3, dir.display()));
-    assert_eq!(std::fs::read(blob).unwrap(), bytes);
+    // The trial's trees are packed in its trial.zip.
+    let stored = bureau_world::trial_files::TrialFiles::open(&dir.join("1")).unwrap();
+    let blob = stored
+        .read(&format!("world/blobs/{}", m.blake3), 1 << 26)
+        .unwrap_or_else(|e| panic!("no blob {} in {}: {e}", m.blake3, dir.display()));
+    assert_eq!(blob, bytes);
     // Recorded requests name the bytes by digest instead of carrying them.
     let raw = std::fs::read_to_string(
         walk(&dir)
