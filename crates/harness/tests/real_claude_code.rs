@@ -80,27 +80,24 @@ fn trajectory(trial: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn files_of(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = walk(dir)
-        .into_iter()
-        .map(|p| p.strip_prefix(dir).unwrap().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.push(p.clone());
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
+/// The trial's final workspace (packed in its trial.zip): every file and every directory
+/// holding one, relative, sorted.
+fn workspace_of(trial: &Path) -> Vec<String> {
+    let listed = bureau_world::trial_files::TrialFiles::open(trial)
+        .unwrap()
+        .list("world/workspace")
+        .unwrap();
+    let mut out = std::collections::BTreeSet::new();
+    for k in listed.into_keys() {
+        let rel = k.trim_start_matches("world/workspace/").to_string();
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            out.insert(rel[..at + i].to_string());
+            at += i + 1;
         }
+        out.insert(rel);
     }
-    out
+    out.into_iter().collect()
 }
 
 /// The model calls of the agent's conversation (those offering Bureau's tools).
@@ -216,9 +213,8 @@ fn claude_code_does_a_two_turn_task_and_resumes_its_conversation() {
     assert_eq!(conv[0]["x-api-key"], KEY);
 
     // Nothing in the workspace that the agent did not write.
-    let ws = trial.join("world/workspace");
     assert_eq!(
-        files_of(&ws),
+        workspace_of(&trial),
         ["memo.md", "notes", "notes/budget.txt", "readme.txt"]
     );
     // The harness's version is recorded.
@@ -274,10 +270,7 @@ fn claude_code_does_a_one_turn_task() {
             .iter()
             .any(|s| s["type"] == "message" && s["text"] == "Done: memo and mail.")
     );
-    assert_eq!(
-        files_of(&trial.join("world/workspace")),
-        ["memo.md", "readme.txt"]
-    );
+    assert_eq!(workspace_of(&trial), ["memo.md", "readme.txt"]);
 }
 
 #[test]

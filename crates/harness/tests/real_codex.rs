@@ -133,7 +133,7 @@ fn codex_works_the_office_over_mcp_in_one_turn() {
     );
     // The world: memo.md written, Bob mailed.
     assert_eq!(
-        common::read(&trial.join("world/workspace/memo.md")),
+        trial_text(&trial, "world/workspace/memo.md"),
         "The meeting moved to Friday.\n"
     );
     // The final message, once.

@@ -134,7 +134,7 @@ fn hermes_works_the_office_over_mcp_in_one_turn() {
     );
     assert_eq!(native[0]["is_error"], false);
     assert_eq!(
-        common::read(&trial.join("world/workspace/memo.md")),
+        trial_text(&trial, "world/workspace/memo.md"),
         "The meeting moved to Friday.\n"
     );
     // The final message: Hermes's stdout, alone (no scanner warning before it).

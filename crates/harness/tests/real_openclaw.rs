@@ -108,7 +108,7 @@ fn openclaw_works_the_office_over_mcp_in_one_turn() {
         "{native:#?}"
     );
     assert_eq!(
-        common::read(&trial.join("world/workspace/memo.md")),
+        trial_text(&trial, "world/workspace/memo.md"),
         "The meeting moved to Friday.\n"
     );
     let messages: Vec<&str> = of(&steps, "message")

@@ -149,7 +149,7 @@ fn openhands_works_the_office_over_mcp_in_one_turn() {
     );
     assert_eq!(native[0]["is_error"], false);
     assert_eq!(
-        common::read(&trial.join("world/workspace/memo.md")),
+        trial_text(&trial, "world/workspace/memo.md"),
         "The meeting moved to Friday.\n"
     );
     // The final message (OpenHands's `finish`), once.

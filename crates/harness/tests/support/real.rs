@@ -216,9 +216,18 @@ pub fn assert_two_turn_memo_calls(steps: &[Value]) {
     );
 }
 
+/// A text file of a trial (packed in its trial.zip, or a plain file), by its path in the trial.
+pub fn trial_text(trial: &Path, rel: &str) -> String {
+    let bytes = bureau_world::trial_files::TrialFiles::open(trial)
+        .unwrap()
+        .read(rel, 1 << 26)
+        .unwrap_or_else(|e| panic!("{rel} of {}: {e}", trial.display()));
+    String::from_utf8(bytes).unwrap()
+}
+
 /// The two-turn memo task's end: memo.md as the agent wrote it, one final message a turn.
 pub fn assert_two_turn_memo_end(trial: &Path, steps: &[Value]) {
-    let memo = std::fs::read_to_string(trial.join("world/workspace/memo.md")).unwrap();
+    let memo = trial_text(trial, "world/workspace/memo.md");
     assert_eq!(
         memo,
         "The meeting moved to Friday.\nBudget total: 12,500 EUR.\n"
