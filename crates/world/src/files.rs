@@ -279,8 +279,8 @@ impl Files {
         String::from_utf8(bytes).map_err(|_| format!("`{rel}` is not UTF-8 text"))
     }
 
-    /// Entries under `dir` ("" = the workspace), sorted by path; directories included.
-    pub fn list(&self, dir: &str, recursive: bool) -> Result<Vec<FileInfo>, String> {
+    /// The directory `dir` names ("" or "." = the workspace root), resolved inside it.
+    fn dir_base(&self, dir: &str) -> Result<PathBuf, String> {
         let base = if dir.trim().is_empty() || dir.trim() == "." {
             self.canonical_root.clone()
         } else {
@@ -289,6 +289,12 @@ impl Files {
         if !base.is_dir() {
             return Err(format!("no directory `{dir}` in the workspace"));
         }
+        Ok(base)
+    }
+
+    /// Entries under `dir` ("" = the workspace), sorted by path; directories included.
+    pub fn list(&self, dir: &str, recursive: bool) -> Result<Vec<FileInfo>, String> {
+        let base = self.dir_base(dir)?;
         let mut out = Vec::new();
         let walker = walkdir::WalkDir::new(&base)
             .min_depth(1)
@@ -333,14 +339,7 @@ impl Files {
     /// [`Files::read_walked`] without resolving its path again. Symbolic links are listed too
     /// (as `list` does) and resolved when read.
     pub fn walk_files(&self, dir: &str) -> Result<Vec<WalkedFile>, String> {
-        let base = if dir.trim().is_empty() || dir.trim() == "." {
-            self.canonical_root.clone()
-        } else {
-            self.resolve(dir)?
-        };
-        if !base.is_dir() {
-            return Err(format!("no directory `{dir}` in the workspace"));
-        }
+        let base = self.dir_base(dir)?;
         let mut out = Vec::new();
         let walker = walkdir::WalkDir::new(&base)
             .min_depth(1)
