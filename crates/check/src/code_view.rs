@@ -7,7 +7,8 @@ use starlark::starlark_module;
 use starlark::values::Value;
 use starlark::values::none::NoneOr;
 
-use crate::globals::{ctx, fail};
+use crate::globals::{env, fail};
+use crate::remote::{Code, Query};
 
 #[starlark_module]
 pub(crate) fn code_functions(builder: &mut GlobalsBuilder) {
@@ -20,24 +21,19 @@ pub(crate) fn code_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] path: &str,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let world = ctx(eval)?.world;
-        let Some(r) = world.code().repo(repo) else {
-            return fail(format!(
+        let answer = env(eval)?.call::<Code>(&Query::CodeFile {
+            repo: repo.to_string(),
+            branch: branch.into_option().map(str::to_string),
+            path: path.to_string(),
+        })?;
+        match answer {
+            Code::NoRepo => fail(format!(
                 "code_file(\"{repo}\", ...): no hosted repository `{repo}`"
-            ));
-        };
-        let branch = branch
-            .into_option()
-            .unwrap_or(&r.default_branch)
-            .to_string();
-        if !r.branches.contains_key(&branch) {
-            return Ok(Value::new_none());
-        }
-        match bureau_world::code::file_text(world, repo, Some(&branch), path) {
-            Ok(Some(t)) => Ok(eval.heap().alloc(t)),
-            Ok(None) => Ok(Value::new_none()),
-            Err(e) => fail(format!(
-                "code_file(\"{repo}\", \"{branch}\", \"{path}\"): {e}"
+            )),
+            Code::NoBranch | Code::Text(None) => Ok(Value::new_none()),
+            Code::Text(Some(t)) => Ok(eval.heap().alloc(t)),
+            Code::Failed { branch, message } => fail(format!(
+                "code_file(\"{repo}\", \"{branch}\", \"{path}\"): {message}"
             )),
         }
     }

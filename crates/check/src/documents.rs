@@ -19,7 +19,8 @@ use starlark::values::list::AllocList;
 use starlark::values::structs::AllocStruct;
 use starlark::values::{Heap, Value};
 
-use crate::globals::{ctx, fail};
+use crate::globals::{env, fail};
+use crate::remote::Query;
 
 /// The bytes of a workspace file, or a check error naming the function.
 pub(crate) fn bytes(
@@ -27,17 +28,18 @@ pub(crate) fn bytes(
     path: &str,
     eval: &Evaluator<'_, '_, '_>,
 ) -> starlark::Result<Vec<u8>> {
+    let c = env(eval)?;
     if let Some(rel) = path.strip_prefix(crate::reference::PREFIX) {
-        return crate::reference::read(ctx(eval)?.task, rel)
+        return c
+            .bytes(&Query::ReferenceBytes(rel.to_string()))?
             .or_else(|e| fail(format!("{f}(\"{path}\"): {e}")));
     }
-    let files = ctx(eval)?.world.files();
-    if !files.exists(path) {
+    if !c.call::<bool>(&Query::Exists(path.to_string()))? {
         return fail(format!(
             "{f}(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
         ));
     }
-    match files.read_bytes(path) {
+    match c.bytes(&Query::Bytes(path.to_string()))? {
         Ok(b) => Ok(b),
         Err(e) => fail(format!("{f}(\"{path}\"): {e}")),
     }

@@ -48,31 +48,44 @@
 //! `pdf_page_image`, `image_distance`, `colour_distance` (`images.rs`). The standard library
 //! adds `struct`, `json`, `map`, `filter`, `partial` and `set`.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
 use bureau_core::task::{Evaluator as ItemEvaluator, JudgeSpec, RubricItem, Task};
 use bureau_core::trajectory::Step;
 use bureau_core::verdict::{TurnRef, Verdict, VerdictStatus};
+use bureau_isolate::Peer;
 use bureau_world::World;
+use serde::{Deserialize, Serialize};
 use starlark::environment::Module;
 use starlark::eval::Evaluator;
 use starlark::values::Value;
 use starlark::values::dict::DictRef;
 
+use crate::env::{Env, PeerAsk};
 use crate::globals::CollectPrints;
 use crate::judge::{Judge, run_judge};
 use crate::program::{CheckProgram, one_line};
-use crate::view::{Ctx, View, build_view};
+use crate::tree::{Tree, View};
+use crate::view::{Ctx, build_view};
 
 pub use crate::predicate::eval_predicate;
 
 /// Resource limits for one check.
 ///
-/// Checks run in an isolated child process ([`bureau_isolate`]) under `wall` and
-/// `max_memory_bytes` — all the checks of one evaluation in one child, and, if that child is
-/// stopped, each check again alone in its own child, so the limits hold per check: a check that would abort the process (an allocation too large to make,
-/// a value nested so deeply that printing it overflows the stack) or run for hours (a large
-/// string scanned again and again, each scan one step) becomes an `error` verdict naming the
-/// check and the limit, and the other items are still evaluated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Checks run in an isolated process ([`bureau_isolate::run_job`]) under `wall` and
+/// `max_memory_bytes` — all the checks of one evaluation in one process, and, if that process
+/// is stopped, each check again alone in its own process, so the limits hold per check: a
+/// check that would abort the process (an allocation too large to make, a value nested so
+/// deeply that printing it overflows the stack) or run for hours (a large string scanned again
+/// and again, each scan one step) becomes an `error` verdict naming the check and the limit,
+/// and the other items are still evaluated.
+///
+/// That process starts small (from the zygote when the program started one) and holds no
+/// world: it receives the view `w` as data and asks the evaluating process for file contents,
+/// mail and calendar records when a check reads them ([`crate::remote`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckLimits {
     /// Starlark steps a check may take. Counted as starlark-rust "ticks": one per function call
     /// and one per loop iteration — a deterministic measure of the statements executed.
@@ -141,15 +154,9 @@ pub fn evaluate_judged(
         .collect();
     let mut batch = match (program, view.as_ref()) {
         (Some(program), Some(view)) if names.len() > 1 => {
-            let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
-            bureau_isolate::run_isolated(&isolation, || {
-                names
-                    .iter()
-                    .map(|n| run_check_in_process(program, &ctx, view, n, limits))
-                    .collect::<Vec<_>>()
-            })
-            .ok()
-            .filter(|b| b.len() == names.len())
+            run_checks(program, &ctx, view, &names, limits)
+                .ok()
+                .filter(|b| b.len() == names.len())
         }
         _ => None,
     }
@@ -217,7 +224,7 @@ fn run_item(
     task: &Task,
     program: Option<&CheckProgram>,
     ctx: &Ctx<'_>,
-    view: Option<&View>,
+    view: Option<&Tree>,
     item: &RubricItem,
     limits: &CheckLimits,
     trajectory: &[Step],
@@ -281,24 +288,100 @@ fn run_item(
     }
 }
 
-/// Run one check in an isolated child process: see [`CheckLimits`].
+/// Run one check in an isolated process: see [`CheckLimits`].
 fn run_check(
     program: &CheckProgram,
     ctx: &Ctx<'_>,
-    view: &View,
+    view: &Tree,
     name: &str,
     limits: &CheckLimits,
 ) -> (VerdictStatus, Option<String>) {
     if program.function(name).is_none() {
-        return run_check_in_process(program, ctx, view, name, limits);
+        return unknown_function(program, name);
     }
-    let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
-    match bureau_isolate::run_isolated(&isolation, || {
-        run_check_in_process(program, ctx, view, name, limits)
-    }) {
-        Ok(verdict) => verdict,
+    match run_checks(program, ctx, view, &[name], limits) {
+        Ok(mut v) if v.len() == 1 => v.remove(0),
+        Ok(_) => (
+            VerdictStatus::Error,
+            Some(format!(
+                "check `{name}` gave no verdict (an internal error of Bureau)"
+            )),
+        ),
         Err(e) => (VerdictStatus::Error, Some(stopped_message(name, &e))),
     }
+}
+
+/// What the checks' process is given: the program, the checks to run, their limits, the view
+/// and the small parts of the context. The rest of the world it asks for.
+#[derive(Serialize, Deserialize)]
+struct ChecksJob {
+    path: PathBuf,
+    source: String,
+    names: Vec<String>,
+    limits: CheckLimits,
+    view: Tree,
+    user_email: String,
+    turn: u32,
+    timezone: String,
+    finals: BTreeMap<u32, String>,
+}
+
+/// Run the checks `names` in one isolated process; their verdicts in order.
+fn run_checks(
+    program: &CheckProgram,
+    ctx: &Ctx<'_>,
+    view: &Tree,
+    names: &[&str],
+    limits: &CheckLimits,
+) -> Result<Vec<(VerdictStatus, Option<String>)>, bureau_isolate::IsolateError> {
+    let job = ChecksJob {
+        path: program.path().to_path_buf(),
+        source: program.source().to_string(),
+        names: names.iter().map(|n| n.to_string()).collect(),
+        limits: *limits,
+        view: view.clone(),
+        user_email: ctx.task.user.email.clone(),
+        turn: ctx.world.turn(),
+        timezone: ctx.tz.name().to_string(),
+        finals: ctx.finals.clone(),
+    };
+    let isolation = bureau_isolate::Limits::new(limits.wall, limits.max_memory_bytes);
+    let mut serve = |q: &[u8]| crate::remote::answer(ctx, q);
+    bureau_isolate::run_job(&isolation, checks_job, &job, &mut serve)
+}
+
+/// The checks' process: compile the program, freeze the view, run each check.
+fn checks_job(job: ChecksJob, peer: &mut Peer<'_>) -> Vec<(VerdictStatus, Option<String>)> {
+    let program = match CheckProgram::compile_trusted(&job.path, &job.source) {
+        Ok(p) => p,
+        Err(e) => {
+            let why = format!("checks.star could not be compiled for the checks: {e}");
+            return job
+                .names
+                .iter()
+                .map(|_| (VerdictStatus::Error, Some(why.clone())))
+                .collect();
+        }
+    };
+    let tz = job.timezone.parse().unwrap_or(chrono_tz::UTC);
+    let ask = PeerAsk(RefCell::new(peer));
+    let env = Env::new(&ask, job.user_email, job.turn, tz, job.finals);
+    let view = View::freeze(&job.view);
+    job.names
+        .iter()
+        .map(|n| run_check_in_process(&program, &env, &view, n, &job.limits))
+        .collect()
+}
+
+/// The verdict of a check `checks.star` does not define.
+fn unknown_function(program: &CheckProgram, name: &str) -> (VerdictStatus, Option<String>) {
+    let defined = program.functions().join(", ");
+    (
+        VerdictStatus::Error,
+        Some(format!(
+            "unknown Starlark function `{name}` — define `def {name}(w):` in checks.star (defined: {defined})"
+        )),
+    )
 }
 
 /// The detail of a check whose process was stopped.
@@ -319,19 +402,13 @@ fn stopped_message(name: &str, e: &bureau_isolate::IsolateError) -> String {
 
 fn run_check_in_process(
     program: &CheckProgram,
-    ctx: &Ctx<'_>,
+    env: &Env<'_>,
     view: &View,
     name: &str,
     limits: &CheckLimits,
 ) -> (VerdictStatus, Option<String>) {
     let Some(function) = program.function(name) else {
-        let defined = program.functions().join(", ");
-        return (
-            VerdictStatus::Error,
-            Some(format!(
-                "unknown Starlark function `{name}` — define `def {name}(w):` in checks.star (defined: {defined})"
-            )),
-        );
+        return unknown_function(program, name);
     };
     let prints = CollectPrints::default();
     let (status, detail) = Module::with_temp_heap(|module| {
@@ -339,7 +416,7 @@ fn run_check_in_process(
         heap.add_reference(&view.heap);
         let f = heap.access_owned_frozen_value(&function);
         let mut eval = Evaluator::new(&module);
-        eval.extra = Some(ctx);
+        eval.extra = Some(env);
         eval.set_print_handler(&prints);
         let set = eval
             .set_max_tick_count(limits.max_steps.max(1))

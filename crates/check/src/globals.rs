@@ -3,7 +3,8 @@
 //! functions behind `w.files`, `w.mail` and `w.calendar`.
 //!
 //! Native functions reach the world through `Evaluator::extra`, which holds the evaluation's
-//! [`Ctx`]. Everything they return is deterministic: sorted, in the task time zone.
+//! [`Env`]: they ask the evaluating process ([`crate::remote`]). Everything they return is
+//! deterministic: sorted, in the task time zone.
 
 use std::cell::RefCell;
 use std::sync::LazyLock;
@@ -19,7 +20,9 @@ use starlark::values::none::NoneOr;
 use starlark::values::structs::AllocStruct;
 use starlark::values::{FrozenValue, Value};
 
-use crate::view::{Ctx, iso};
+use crate::env::Env;
+use crate::remote::{Query, Size};
+use crate::view::iso;
 
 /// A message from a native function (shown as the check's error).
 #[derive(Debug, thiserror::Error)]
@@ -31,8 +34,8 @@ pub(crate) fn fail<T>(msg: impl Into<String>) -> starlark::Result<T> {
 }
 
 /// The evaluation context of the running check, from `eval.extra`.
-pub(crate) fn ctx<'a, 'e>(eval: &Evaluator<'_, 'a, 'e>) -> starlark::Result<&'a Ctx<'e>> {
-    match eval.extra.and_then(|e| e.downcast_ref::<Ctx<'e>>()) {
+pub(crate) fn env<'a, 'e>(eval: &Evaluator<'_, 'a, 'e>) -> starlark::Result<&'a Env<'e>> {
+    match eval.extra.and_then(|e| e.downcast_ref::<Env<'e>>()) {
         Some(c) => Ok(c),
         None => fail(
             "the world is only available inside a check function; call this from `def name(w):`, not at the top level of checks.star",
@@ -173,7 +176,7 @@ fn helper_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] iso_text: &str,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let tz = ctx(eval)?.tz;
+        let tz = env(eval)?.tz;
         let t = match parse_world_time(iso_text, tz) {
             Ok(t) => t.with_timezone(&tz),
             Err(e) => return fail(format!("date(): {e}")),
@@ -196,7 +199,7 @@ fn helper_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] b: &str,
         eval: &mut Evaluator<'_, '_, '_>,
     ) -> starlark::Result<f64> {
-        let tz = ctx(eval)?.tz;
+        let tz = env(eval)?.tz;
         let ta = match parse_world_time(a, tz) {
             Ok(t) => t,
             Err(e) => return fail(format!("minutes_between(): {e}")),
@@ -218,12 +221,12 @@ fn agent_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] path: &str,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let c = ctx(eval)?;
-        match crate::reference::locate(c.task, path) {
-            Ok(p) if p.is_file() => Ok(eval
+        let c = env(eval)?;
+        match c.call::<Result<bool, String>>(&Query::ReferenceIsFile(path.to_string()))? {
+            Ok(true) => Ok(eval
                 .heap()
                 .alloc(format!("{}{path}", crate::reference::PREFIX))),
-            Ok(_) => fail(format!(
+            Ok(false) => fail(format!(
                 "w.reference(\"{path}\"): reference/{path} is not a file"
             )),
             Err(e) => fail(format!("w.reference(\"{path}\"): {e}")),
@@ -236,13 +239,13 @@ fn agent_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos, default = NoneOr::None)] turn: NoneOr<i32>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<NoneOr<Value<'v>>> {
-        let c = ctx(eval)?;
+        let c = env(eval)?;
         let turn = match turn {
             NoneOr::Other(t) if t >= 1 => t as u32,
             NoneOr::Other(t) => {
                 return fail(format!("w.final_message({t}): turns count from 1"));
             }
-            NoneOr::None => c.world.turn(),
+            NoneOr::None => c.turn,
         };
         Ok(match c.finals.get(&turn) {
             Some(text) => NoneOr::Other(eval.heap().alloc(text.as_str())),
@@ -258,7 +261,7 @@ fn files_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] path: &str,
         eval: &mut Evaluator<'_, '_, '_>,
     ) -> starlark::Result<bool> {
-        Ok(ctx(eval)?.world.files().exists(path))
+        env(eval)?.call(&Query::Exists(path.to_string()))
     }
 
     /// The text of a workspace file. An error if it is missing or binary: guard with
@@ -267,13 +270,13 @@ fn files_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] path: &str,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let files = ctx(eval)?.world.files();
-        if !files.exists(path) {
+        let c = env(eval)?;
+        if !c.call::<bool>(&Query::Exists(path.to_string()))? {
             return fail(format!(
                 "w.files.text(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
             ));
         }
-        match files.read_text(path) {
+        match c.call::<Result<String, String>>(&Query::Text(path.to_string()))? {
             Ok(t) => Ok(eval.heap().alloc(t)),
             Err(e) => fail(format!("w.files.text(\"{path}\"): {e}")),
         }
@@ -285,24 +288,11 @@ fn files_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos, default = "")] dir: &str,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let files = ctx(eval)?.world.files();
+        let listed =
+            env(eval)?.call::<Result<Vec<String>, String>>(&Query::List(dir.to_string()))?;
         let heap = eval.heap();
-        let d = dir.trim().trim_end_matches('/');
-        if !d.is_empty() && d != "." {
-            if let Err(e) = files.resolve(d) {
-                return fail(format!("w.files.list(\"{dir}\"): {e}"));
-            }
-            if !files.is_dir(d) {
-                return Ok(heap.alloc(AllocList::EMPTY));
-            }
-        }
-        match files.list(d, true) {
-            Ok(entries) => Ok(heap.alloc(AllocList(
-                entries
-                    .into_iter()
-                    .filter(|e| e.kind == "file")
-                    .map(|e| heap.alloc(e.path)),
-            ))),
+        match listed {
+            Ok(paths) => Ok(heap.alloc(AllocList(paths.into_iter().map(|p| heap.alloc(p))))),
             Err(e) => fail(format!("w.files.list(\"{dir}\"): {e}")),
         }
     }
@@ -312,18 +302,13 @@ fn files_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = pos)] path: &str,
         eval: &mut Evaluator<'_, '_, '_>,
     ) -> starlark::Result<i64> {
-        let files = ctx(eval)?.world.files();
-        let meta = files
-            .resolve(path)
-            .ok()
-            .and_then(|p| std::fs::metadata(p).ok());
-        match meta {
-            Some(m) if m.is_file() => Ok(m.len().min(i64::MAX as u64) as i64),
-            Some(m) if m.is_dir() => fail(format!("w.files.size(\"{path}\"): it is a directory")),
-            Some(_) => fail(format!(
+        match env(eval)?.call::<Size>(&Query::Size(path.to_string()))? {
+            Size::File(n) => Ok(n.min(i64::MAX as u64) as i64),
+            Size::Dir => fail(format!("w.files.size(\"{path}\"): it is a directory")),
+            Size::Special => fail(format!(
                 "w.files.size(\"{path}\"): it is not a regular file (a FIFO, socket or device)"
             )),
-            None => fail(format!(
+            Size::Missing => fail(format!(
                 "w.files.size(\"{path}\"): no such file in the workspace; guard with w.files.exists(\"{path}\")"
             )),
         }
@@ -337,15 +322,15 @@ fn mailbox<'v>(
     folder: Option<&str>,
     eval: &mut Evaluator<'v, '_, '_>,
 ) -> starlark::Result<Value<'v>> {
-    let c = ctx(eval)?;
-    let user = user.unwrap_or(&c.task.user.email).to_lowercase();
-    let cache = c.mail();
+    let c = env(eval)?;
+    let user = user.unwrap_or(&c.user_email).to_lowercase();
+    let cache = c.mail()?;
     eval.heap().add_reference(&cache.heap);
     let found: Vec<FrozenValue> = cache
         .items
         .iter()
-        .filter(|m| m.owner == user && folder.is_none_or(|f| m.folder.eq_ignore_ascii_case(f)))
-        .map(|m| m.value)
+        .filter(|(m, _)| m.owner == user && folder.is_none_or(|f| m.folder.eq_ignore_ascii_case(f)))
+        .map(|(_, v)| *v)
         .collect();
     Ok(eval.heap().alloc(AllocList(found)))
 }
@@ -372,7 +357,7 @@ fn mail_functions(builder: &mut GlobalsBuilder) {
 
     /// Mailbox owners, sorted.
     fn users<'v>(eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
-        let users = ctx(eval)?.world.mail().users();
+        let users: Vec<String> = env(eval)?.call(&Query::MailUsers)?;
         let heap = eval.heap();
         Ok(heap.alloc(AllocList(users.into_iter().map(|u| heap.alloc(u)))))
     }
@@ -387,25 +372,22 @@ fn calendar_functions(builder: &mut GlobalsBuilder) {
         #[starlark(require = named, default = false)] include_cancelled: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let c = ctx(eval)?;
-        let user = user
-            .into_option()
-            .unwrap_or(&c.task.user.email)
-            .to_lowercase();
-        let cache = c.calendar();
+        let c = env(eval)?;
+        let user = user.into_option().unwrap_or(&c.user_email).to_lowercase();
+        let cache = c.calendar()?;
         eval.heap().add_reference(&cache.heap);
         let found: Vec<FrozenValue> = cache
             .items
             .iter()
-            .filter(|e| e.owner == user && (include_cancelled || !e.cancelled))
-            .map(|e| e.value)
+            .filter(|(e, _)| e.owner == user && (include_cancelled || !e.cancelled))
+            .map(|(_, v)| *v)
             .collect();
         Ok(eval.heap().alloc(AllocList(found)))
     }
 
     /// Calendar owners, sorted.
     fn users<'v>(eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
-        let users = ctx(eval)?.world.calendar().users();
+        let users: Vec<String> = env(eval)?.call(&Query::CalendarUsers)?;
         let heap = eval.heap();
         Ok(heap.alloc(AllocList(users.into_iter().map(|u| heap.alloc(u)))))
     }

@@ -11,10 +11,15 @@
 //!   `bureau.summary/1`, documented in `docs/summary-schema.md`).
 //!
 //! A broken check is never a failed item: it is a verdict with status `Error` and a message.
+//!
+//! Checks run in an isolated process that holds no world: `view` builds `w` as data
+//! (`tree`), `remote` answers what a check asks of the world while it runs, and `env` is what
+//! the native functions see in that process.
 
 mod code_view;
 pub mod depgraph;
 mod documents;
+mod env;
 pub mod eval;
 mod globals;
 mod images;
@@ -25,8 +30,10 @@ pub mod outputs;
 pub mod predicate;
 pub mod program;
 mod reference;
+mod remote;
 mod sheets_view;
 pub mod summary;
+mod tree;
 mod view;
 
 pub use eval::{CheckLimits, evaluate, evaluate_item, evaluate_judged};
@@ -34,3 +41,10 @@ pub use judge::{CachedJudge, Judge};
 pub use predicate::{eval_predicate, final_message_of};
 pub use program::{CheckError, CheckProgram, load_checks};
 pub use summary::{Summary, summarize};
+
+/// Initialise what every checks' process would otherwise build again (Starlark's global
+/// tables): give it to [`bureau_isolate::start_zygote`].
+pub fn warm_up() {
+    let _ = globals::helpers();
+    let _ = globals::api();
+}

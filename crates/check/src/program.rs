@@ -58,6 +58,8 @@ pub(crate) struct FunctionInfo {
 /// A compiled `checks.star`: its frozen module and the signatures of its top-level functions.
 pub struct CheckProgram {
     path: PathBuf,
+    /// The text compiled (the checks' process compiles it again: it holds no frozen module).
+    source: String,
     module: FrozenModule,
     functions: BTreeMap<String, FunctionInfo>,
 }
@@ -74,6 +76,21 @@ impl std::fmt::Debug for CheckProgram {
 impl CheckProgram {
     /// Compile `source` (the text of the file at `path`, used in messages).
     pub fn compile(path: &Path, source: &str) -> Result<CheckProgram, CheckError> {
+        Self::compile_with(path, source, true)
+    }
+
+    /// Compile `source` that [`CheckProgram::compile`] already accepted, in the checks'
+    /// isolated process: its top level is not tried first in a process of its own (there is
+    /// nothing left to protect).
+    pub(crate) fn compile_trusted(path: &Path, source: &str) -> Result<CheckProgram, CheckError> {
+        Self::compile_with(path, source, false)
+    }
+
+    fn compile_with(
+        path: &Path,
+        source: &str,
+        try_top_level: bool,
+    ) -> Result<CheckProgram, CheckError> {
         let filename = path.display().to_string();
         let ast = AstModule::parse(&filename, source.to_owned(), &Dialect::Extended).map_err(
             |e| {
@@ -112,18 +129,20 @@ impl CheckProgram {
         // Initialise the shared globals here, before the fork, not in the child.
         let _ = globals::helpers();
         let isolation = bureau_isolate::Limits::new(TOP_LEVEL_WALL, TOP_LEVEL_MEMORY_BYTES);
-        if let Err(e) = bureau_isolate::run_isolated(&isolation, move || {
-            let discard = globals::DiscardPrints;
-            Module::with_temp_heap(|module| {
-                let mut eval = Evaluator::new(&module);
-                eval.set_print_handler(&discard);
-                if eval.set_max_tick_count(TOP_LEVEL_MAX_TICKS).is_err() {
-                    return false;
-                }
-                eval.eval_module(trial_ast.clone(), globals::helpers())
-                    .is_ok()
+        if try_top_level
+            && let Err(e) = bureau_isolate::run_isolated(&isolation, move || {
+                let discard = globals::DiscardPrints;
+                Module::with_temp_heap(|module| {
+                    let mut eval = Evaluator::new(&module);
+                    eval.set_print_handler(&discard);
+                    if eval.set_max_tick_count(TOP_LEVEL_MAX_TICKS).is_err() {
+                        return false;
+                    }
+                    eval.eval_module(trial_ast.clone(), globals::helpers())
+                        .is_ok()
+                })
             })
-        }) {
+        {
             let what = e.to_string();
             return Err(CheckError::from(TaskError::new(
                 Location {
@@ -159,6 +178,7 @@ impl CheckProgram {
 
         Ok(CheckProgram {
             path: path.to_path_buf(),
+            source: source.to_string(),
             module,
             functions,
         })
@@ -172,6 +192,11 @@ impl CheckProgram {
     /// The path the program was compiled from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The text the program was compiled from.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     pub(crate) fn function_info(&self, name: &str) -> Option<&FunctionInfo> {

@@ -11,7 +11,7 @@ use starlark::values::list::AllocList;
 use starlark::values::structs::AllocStruct;
 use starlark::values::{Heap, Value};
 
-use crate::globals::{ctx, fail};
+use crate::globals::fail;
 
 /// JSON to Starlark on the evaluation heap, with `{"$dict": {...}}` as a dict (as in views).
 fn to_starlark<'v>(heap: Heap<'v>, v: &serde_json::Value) -> Value<'v> {
@@ -57,23 +57,7 @@ fn read<'v>(
                 .join(" or ")
         ));
     }
-    let bytes = if let Some(rel) = path.strip_prefix(crate::reference::PREFIX) {
-        match crate::reference::read(ctx(eval)?.task, rel) {
-            Ok(b) => b,
-            Err(e) => return fail(format!("{func}(\"{path}\"): {e}")),
-        }
-    } else {
-        let files = ctx(eval)?.world.files();
-        if !files.exists(path) {
-            return fail(format!(
-                "{func}(\"{path}\"): no such file in the workspace; guard with `if not w.files.exists(\"{path}\"): return False`"
-            ));
-        }
-        match files.read_bytes(path) {
-            Ok(b) => b,
-            Err(e) => return fail(format!("{func}(\"{path}\"): {e}")),
-        }
-    };
+    let bytes = crate::documents::bytes(func, path, eval)?;
     match bureau_formats::sheet::read_file(path, &bytes) {
         Ok(wb) => {
             let view = bureau_world::sheets::workbook_view(path, &wb);

@@ -1,11 +1,11 @@
-//! The Starlark view `w` of the world, built once per (world, turn) evaluation and shared,
-//! frozen, by every check of that evaluation.
+//! The view `w` of the world, built once per (world, turn) evaluation in the evaluating
+//! process, as data ([`Tree`]); the checks' process freezes it and every check of the
+//! evaluation shares it.
 //!
-//! Cheap, small parts (`w.user`, `w.now`, `w.log`, `w.trajectory`) are built up front; mail and
-//! calendar records are built on first use and cached for the evaluation; file contents are
-//! never loaded ahead: `w.files.*` read through the world when called.
-
-use std::cell::OnceCell;
+//! Cheap, small parts (`w.user`, `w.now`, `w.log`, `w.trajectory`, the service views) are
+//! built up front; mail and calendar records are built when a check first asks for them
+//! ([`mail_entries`], [`calendar_entries`]); file contents are never loaded ahead: `w.files.*`
+//! ask for them when called (see [`crate::remote`]).
 
 use bureau_core::task::Task;
 use bureau_core::time::WorldTime;
@@ -15,52 +15,33 @@ use bureau_world::World;
 use bureau_world::calendar::is_cancelled;
 use chrono::SecondsFormat;
 use chrono_tz::Tz;
-use starlark::any::ProvidesStaticType;
-use starlark::values::list::AllocList;
-use starlark::values::structs::AllocStruct;
-use starlark::values::{FrozenHeap, FrozenHeapRef, FrozenValue};
+use serde::{Deserialize, Serialize};
 
-use crate::globals::api;
+use crate::tree::{ApiName, Tree};
 
 /// A datetime as ISO 8601 with seconds and offset (`2026-03-02T09:00:00+01:00`).
 pub(crate) fn iso(t: &WorldTime) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, false)
 }
 
-/// One message of some mailbox, as a frozen Starlark struct.
-pub(crate) struct MailEntry {
+/// One message of some mailbox, or one event of some calendar, as a record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Entry {
     pub owner: String,
+    /// The message's folder (empty for an event).
     pub folder: String,
-    pub value: FrozenValue,
-}
-
-pub(crate) struct MailCache {
-    pub heap: FrozenHeapRef,
-    pub items: Vec<MailEntry>,
-}
-
-/// One event of some calendar, as a frozen Starlark struct.
-pub(crate) struct EventEntry {
-    pub owner: String,
+    /// Whether the event is cancelled (false for a message).
     pub cancelled: bool,
-    pub value: FrozenValue,
+    pub value: Tree,
 }
 
-pub(crate) struct CalendarCache {
-    pub heap: FrozenHeapRef,
-    pub items: Vec<EventEntry>,
-}
-
-/// What native functions see through `Evaluator::extra` during one evaluation.
-#[derive(ProvidesStaticType)]
+/// The world and task an evaluation reads, in the evaluating process.
 pub(crate) struct Ctx<'w> {
     pub world: &'w World,
     pub task: &'w Task,
     pub tz: Tz,
     /// The agent's final message of each turn (its last `message` step of the turn).
     pub finals: std::collections::BTreeMap<u32, String>,
-    mail: OnceCell<MailCache>,
-    calendar: OnceCell<CalendarCache>,
 }
 
 impl<'w> Ctx<'w> {
@@ -70,8 +51,6 @@ impl<'w> Ctx<'w> {
             task,
             tz: task.timezone,
             finals: Default::default(),
-            mail: OnceCell::new(),
-            calendar: OnceCell::new(),
         }
     }
 
@@ -84,232 +63,162 @@ impl<'w> Ctx<'w> {
         }
         self
     }
-
-    /// Every message of every mailbox, in arrival order.
-    pub fn mail(&self) -> &MailCache {
-        self.mail.get_or_init(|| build_mail(self.world, self.tz))
-    }
-
-    /// Every event of every calendar, by owner, then start, then uid.
-    pub fn calendar(&self) -> &CalendarCache {
-        self.calendar
-            .get_or_init(|| build_calendar(self.world, self.tz))
-    }
 }
 
-/// Small helpers to allocate frozen values.
-struct B<'h>(&'h FrozenHeap);
-
-impl B<'_> {
-    fn s(&self, x: &str) -> FrozenValue {
-        self.0.alloc(x)
-    }
-    fn opt(&self, x: Option<&str>) -> FrozenValue {
-        x.map(|x| self.s(x)).unwrap_or_else(FrozenValue::new_none)
-    }
-    fn list(&self, v: Vec<FrozenValue>) -> FrozenValue {
-        self.0.alloc(AllocList(v))
-    }
-    fn strs<'a>(&self, v: impl IntoIterator<Item = &'a str>) -> FrozenValue {
-        let items: Vec<FrozenValue> = v.into_iter().map(|x| self.s(x)).collect();
-        self.list(items)
-    }
-    fn rec(&self, fields: Vec<(&'static str, FrozenValue)>) -> FrozenValue {
-        self.0.alloc(AllocStruct(fields))
-    }
-    fn json(&self, v: &serde_json::Value) -> FrozenValue {
-        self.0.alloc(v.clone())
-    }
-    /// A service view: JSON objects become structs (`x.field`), except `{"$dict": {...}}`,
-    /// which becomes a dict (for maps keyed by data: cells, properties); arrays become lists.
-    fn record(&self, v: &serde_json::Value) -> FrozenValue {
-        use serde_json::Value as J;
-        match v {
-            J::Object(m) => {
-                if m.len() == 1
-                    && let Some(J::Object(d)) = m.get("$dict")
-                {
-                    let items: Vec<(String, FrozenValue)> =
-                        d.iter().map(|(k, x)| (k.clone(), self.record(x))).collect();
-                    return self.0.alloc(starlark::values::dict::AllocDict(items));
-                }
-                let fields: Vec<(String, FrozenValue)> =
-                    m.iter().map(|(k, x)| (k.clone(), self.record(x))).collect();
-                self.0.alloc(AllocStruct(fields))
-            }
-            J::Array(a) => self.list(a.iter().map(|x| self.record(x)).collect()),
-            other => self.0.alloc(other.clone()),
-        }
-    }
-}
-
-fn build_mail(world: &World, tz: Tz) -> MailCache {
-    let heap = FrozenHeap::new();
-    let b = B(&heap);
+/// Every message of every mailbox, in arrival order, as the records checks see.
+pub(crate) fn mail_entries(world: &World, tz: Tz) -> Vec<Entry> {
     let mut items = Vec::new();
     let mail = world.mail();
     for user in mail.users() {
         for m in mail.messages(&user, None) {
             let p = &m.mail;
-            let attachments: Vec<FrozenValue> = p
+            let attachments: Vec<Tree> = p
                 .attachments
                 .iter()
                 .map(|a| {
-                    b.rec(vec![
-                        ("filename", b.s(&a.filename)),
-                        ("size", heap.alloc(a.size)),
-                        ("content_type", b.s(&a.content_type)),
+                    Tree::rec(vec![
+                        ("filename", Tree::s(&a.filename)),
+                        ("size", Tree::int(a.size)),
+                        ("content_type", Tree::s(&a.content_type)),
                     ])
                 })
                 .collect();
             let date = p.date.map(|d| iso(&d.with_timezone(&tz).fixed_offset()));
-            let value = b.rec(vec![
-                ("id", b.s(&m.id)),
-                ("owner", b.s(&m.owner)),
-                ("folder", b.s(&m.folder)),
-                ("seen", FrozenValue::new_bool(m.seen)),
+            let from = p.from.as_ref().map(|a| a.email.as_str()).unwrap_or("");
+            let value = Tree::rec(vec![
+                ("id", Tree::s(&m.id)),
+                ("owner", Tree::s(&m.owner)),
+                ("folder", Tree::s(&m.folder)),
+                ("seen", Tree::Bool(m.seen)),
                 // `from` is a reserved word in Starlark: `m.sender` reads it (`getattr(m, "from")`
                 // also works).
-                (
-                    "sender",
-                    b.s(p.from.as_ref().map(|a| a.email.as_str()).unwrap_or("")),
-                ),
-                (
-                    "from",
-                    b.s(p.from.as_ref().map(|a| a.email.as_str()).unwrap_or("")),
-                ),
+                ("sender", Tree::s(from)),
+                ("from", Tree::s(from)),
                 (
                     "from_name",
-                    b.opt(p.from.as_ref().and_then(|a| a.name.as_deref())),
+                    Tree::opt(p.from.as_ref().and_then(|a| a.name.as_deref())),
                 ),
-                ("to", b.strs(p.to.iter().map(|a| a.email.as_str()))),
-                ("cc", b.strs(p.cc.iter().map(|a| a.email.as_str()))),
-                ("bcc", b.strs(p.bcc.iter().map(|a| a.email.as_str()))),
-                ("subject", b.s(&p.subject)),
-                ("date", b.opt(date.as_deref())),
-                ("text", b.s(&p.text)),
-                ("message_id", b.opt(p.message_id.as_deref())),
-                ("in_reply_to", b.opt(p.in_reply_to.as_deref())),
-                ("attachments", b.list(attachments)),
+                ("to", Tree::strs(p.to.iter().map(|a| a.email.as_str()))),
+                ("cc", Tree::strs(p.cc.iter().map(|a| a.email.as_str()))),
+                ("bcc", Tree::strs(p.bcc.iter().map(|a| a.email.as_str()))),
+                ("subject", Tree::s(&p.subject)),
+                ("date", Tree::opt(date.as_deref())),
+                ("text", Tree::s(&p.text)),
+                ("message_id", Tree::opt(p.message_id.as_deref())),
+                ("in_reply_to", Tree::opt(p.in_reply_to.as_deref())),
+                ("attachments", Tree::List(attachments)),
             ]);
-            items.push(MailEntry {
+            items.push(Entry {
                 owner: m.owner.clone(),
                 folder: m.folder.clone(),
+                cancelled: false,
                 value,
             });
         }
     }
-    MailCache {
-        heap: heap.into_ref(),
-        items,
-    }
+    items
 }
 
-fn build_calendar(world: &World, tz: Tz) -> CalendarCache {
-    let heap = FrozenHeap::new();
-    let b = B(&heap);
+/// Every event of every calendar, by owner, then start, then uid, as the records checks see.
+pub(crate) fn calendar_entries(world: &World, tz: Tz) -> Vec<Entry> {
     let mut items = Vec::new();
     let cal = world.calendar();
     for user in cal.users() {
         for e in cal.events(&user) {
-            let attendees: Vec<FrozenValue> = e
+            let attendees: Vec<Tree> = e
                 .attendees
                 .iter()
-                .map(|a| b.rec(vec![("email", b.s(&a.email)), ("status", b.s(&a.status))]))
+                .map(|a| {
+                    Tree::rec(vec![
+                        ("email", Tree::s(&a.email)),
+                        ("status", Tree::s(&a.status)),
+                    ])
+                })
                 .collect();
-            let value = b.rec(vec![
-                ("uid", b.s(&e.uid)),
-                ("summary", b.s(&e.summary)),
-                ("description", b.s(&e.description)),
-                ("location", b.s(&e.location)),
+            let value = Tree::rec(vec![
+                ("uid", Tree::s(&e.uid)),
+                ("summary", Tree::s(&e.summary)),
+                ("description", Tree::s(&e.description)),
+                ("location", Tree::s(&e.location)),
                 (
                     "start",
-                    b.s(&iso(&e.start.with_timezone(&tz).fixed_offset())),
+                    Tree::s(&iso(&e.start.with_timezone(&tz).fixed_offset())),
                 ),
-                ("end", b.s(&iso(&e.end.with_timezone(&tz).fixed_offset()))),
-                ("all_day", FrozenValue::new_bool(e.all_day)),
-                ("organizer", b.opt(e.organizer.as_deref())),
-                ("attendees", b.list(attendees)),
-                ("status", b.s(&e.status)),
+                (
+                    "end",
+                    Tree::s(&iso(&e.end.with_timezone(&tz).fixed_offset())),
+                ),
+                ("all_day", Tree::Bool(e.all_day)),
+                ("organizer", Tree::opt(e.organizer.as_deref())),
+                ("attendees", Tree::List(attendees)),
+                ("status", Tree::s(&e.status)),
             ]);
-            items.push(EventEntry {
+            items.push(Entry {
                 owner: user.clone(),
+                folder: String::new(),
                 cancelled: is_cancelled(e),
                 value,
             });
         }
     }
-    CalendarCache {
-        heap: heap.into_ref(),
-        items,
-    }
+    items
 }
 
-/// The frozen `w` of one evaluation.
-pub(crate) struct View {
-    pub heap: FrozenHeapRef,
-    pub w: FrozenValue,
-}
-
-/// Build `w`: user, turn, now, timezone, files, mail, calendar, log, trajectory.
-pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
-    let heap = FrozenHeap::new();
-    let api = api();
-    heap.add_reference(api.globals.heap());
-    let b = B(&heap);
+/// Build `w`: user, turn, now, timezone, files, mail, calendar, log, trajectory, services.
+pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> Tree {
     let world = ctx.world;
-    let user = b.rec(vec![
-        ("name", b.s(&ctx.task.user.name)),
-        ("email", b.s(&ctx.task.user.email)),
+    let user = Tree::rec(vec![
+        ("name", Tree::s(&ctx.task.user.name)),
+        ("email", Tree::s(&ctx.task.user.email)),
     ]);
-    let log: Vec<FrozenValue> = world
+    let log: Vec<Tree> = world
         .log()
         .iter()
         .map(|e| {
-            b.rec(vec![
-                ("seq", heap.alloc(e.seq)),
-                ("turn", heap.alloc(e.turn)),
+            Tree::rec(vec![
+                ("seq", Tree::int(e.seq)),
+                ("turn", Tree::int(e.turn)),
                 (
                     "time",
-                    b.s(&iso(&e.time.with_timezone(&ctx.tz).fixed_offset())),
+                    Tree::s(&iso(&e.time.with_timezone(&ctx.tz).fixed_offset())),
                 ),
-                ("actor", b.s(&e.actor.to_string())),
-                ("service", b.s(&e.service)),
-                ("action", b.s(&e.action)),
-                ("silent", FrozenValue::new_bool(e.silent)),
-                ("payload", b.json(&e.payload)),
+                ("actor", Tree::s(&e.actor.to_string())),
+                ("service", Tree::s(&e.service)),
+                ("action", Tree::s(&e.action)),
+                ("silent", Tree::Bool(e.silent)),
+                ("payload", Tree::Json(e.payload.clone())),
             ])
         })
         .collect();
-    let steps: Vec<FrozenValue> = trajectory
+    let steps: Vec<Tree> = trajectory
         .iter()
         .filter_map(|s| {
             let (tool, args, outcome) = s.as_tool_call()?;
             let (ok, result, error) = match outcome {
-                ToolOutcome::Ok { value, .. } => (true, b.json(value), FrozenValue::new_none()),
-                ToolOutcome::Error { message } => (false, FrozenValue::new_none(), b.s(message)),
+                ToolOutcome::Ok { value, .. } => (true, Tree::Json(value.clone()), Tree::None),
+                ToolOutcome::Error { message } => (false, Tree::None, Tree::s(message)),
             };
-            Some(b.rec(vec![
-                ("turn", heap.alloc(s.turn)),
-                ("tool", b.s(tool)),
-                ("args", b.json(args)),
-                ("ok", FrozenValue::new_bool(ok)),
+            Some(Tree::rec(vec![
+                ("turn", Tree::int(s.turn)),
+                ("tool", Tree::s(tool)),
+                ("args", Tree::Json(args.clone())),
+                ("ok", Tree::Bool(ok)),
                 ("result", result),
                 ("error", error),
             ]))
         })
         .collect();
-    let w = b.rec(vec![
+    Tree::rec(vec![
         ("user", user),
-        ("turn", heap.alloc(world.turn())),
+        ("turn", Tree::int(world.turn())),
         (
             "now",
-            b.s(&iso(&world.now().with_timezone(&ctx.tz).fixed_offset())),
+            Tree::s(&iso(&world.now().with_timezone(&ctx.tz).fixed_offset())),
         ),
-        ("timezone", b.s(ctx.tz.name())),
+        ("timezone", Tree::s(ctx.tz.name())),
         (
             "params",
-            b.json(&serde_json::Value::Object(
+            Tree::Json(serde_json::Value::Object(
                 ctx.task
                     .params
                     .iter()
@@ -317,57 +226,54 @@ pub(crate) fn build_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> View {
                     .collect(),
             )),
         ),
-        ("files", api.files),
-        ("mail", api.mail),
-        ("calendar", api.calendar),
-        ("final_message", api.final_message),
-        ("reference", api.reference),
-        ("log", b.list(log)),
-        ("trajectory", b.list(steps)),
-        ("people", b.record(&people_view(world))),
-        ("chat", b.record(&world.chat().check_view(ctx.tz))),
-        ("kb", b.record(&world.kb().check_view(ctx.tz))),
-        ("sheets", b.record(&world.sheets().check_view(ctx.tz))),
+        ("files", Tree::Api(ApiName::Files)),
+        ("mail", Tree::Api(ApiName::Mail)),
+        ("calendar", Tree::Api(ApiName::Calendar)),
+        ("final_message", Tree::Api(ApiName::FinalMessage)),
+        ("reference", Tree::Api(ApiName::Reference)),
+        ("log", Tree::List(log)),
+        ("trajectory", Tree::List(steps)),
+        ("people", Tree::Record(people_view(world))),
+        ("chat", Tree::Record(world.chat().check_view(ctx.tz))),
+        ("kb", Tree::Record(world.kb().check_view(ctx.tz))),
+        ("sheets", Tree::Record(world.sheets().check_view(ctx.tz))),
         (
             "tracker",
-            b.record(
-                &world
+            Tree::Record(
+                world
                     .tracker()
                     .check_view(ctx.tz, &world.service_url("tracker")),
             ),
         ),
         (
             "code",
-            b.record(&world.code().check_view(ctx.tz, &world.service_url("code"))),
+            Tree::Record(world.code().check_view(ctx.tz, &world.service_url("code"))),
         ),
-        ("outputs", outputs_view(&b, ctx, trajectory)),
-    ]);
-    View {
-        heap: heap.into_ref(),
-        w,
-    }
+        ("outputs", outputs_view(ctx, trajectory)),
+    ])
 }
 
 /// `w.outputs`: the trial's deliverables so far ([`crate::outputs`]), each `path, size,
 /// reasons` (list of strings) and `matched_names`.
-fn outputs_view(b: &B<'_>, ctx: &Ctx<'_>, trajectory: &[Step]) -> FrozenValue {
+fn outputs_view(ctx: &Ctx<'_>, trajectory: &[Step]) -> Tree {
     let collected = crate::outputs::collect_outputs(ctx.task, ctx.world, trajectory);
-    let items: Vec<FrozenValue> = collected
-        .outputs
-        .iter()
-        .map(|o| {
-            b.rec(vec![
-                ("path", b.s(&o.path)),
-                ("size", b.0.alloc(o.size)),
-                ("reasons", b.strs(o.reasons.iter().map(|r| r.as_str()))),
-                (
-                    "matched_names",
-                    b.strs(o.matched_names.iter().map(String::as_str)),
-                ),
-            ])
-        })
-        .collect();
-    b.list(items)
+    Tree::List(
+        collected
+            .outputs
+            .iter()
+            .map(|o| {
+                Tree::rec(vec![
+                    ("path", Tree::s(&o.path)),
+                    ("size", Tree::int(o.size)),
+                    ("reasons", Tree::strs(o.reasons.iter().map(|r| r.as_str()))),
+                    (
+                        "matched_names",
+                        Tree::strs(o.matched_names.iter().map(String::as_str)),
+                    ),
+                ])
+            })
+            .collect(),
+    )
 }
 
 /// `w.people`: the roster, as a list of person records sorted by email.

@@ -362,6 +362,9 @@ pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Isolated computations (check evaluations above all) start from a copy of the process as
+    // it is now, small and with one thread, however large the run grows (bureau_isolate::job).
+    bureau_isolate::start_zygote(bureau_check::warm_up);
     let result = match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate {

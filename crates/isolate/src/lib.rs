@@ -50,6 +50,16 @@
 //! a child can call [`run_isolated`] again (its own child is single-threaded, the safest case).
 //!
 //! On platforms other than Unix the closure runs in the calling process, unprotected.
+//!
+//! # Jobs: a small process instead of a copy of a large one
+//!
+//! Forking copies the page tables of the whole caller, and every page the caller writes
+//! afterwards is copied again: in a process of a gigabyte that costs more than most
+//! computations it isolates. [`run_job`] runs a plain function on input that crosses as CBOR,
+//! in a process forked from a *zygote* that [`start_zygote`] forked at the start of the
+//! program (a few megabytes, one thread: nothing copied, no lock held); the function can ask
+//! the caller for more through its [`Peer`]. Without a zygote it forks the caller, as
+//! [`run_isolated`] does. Limits and errors are the same. See `job.rs`.
 
 use std::time::Duration;
 
@@ -78,7 +88,7 @@ impl Limits {
         }
     }
 
-    fn cpu_seconds(&self) -> u64 {
+    pub(crate) fn cpu_seconds(&self) -> u64 {
         let s = self.wall.as_secs() + u64::from(self.wall.subsec_nanos() > 0);
         s.max(1) + 1
     }
@@ -158,6 +168,9 @@ where
     }
 }
 
+mod job;
+pub use job::{MAX_QUESTION_BYTES, Peer, run_job, start_zygote, zygote_running};
+
 #[cfg(unix)]
 mod unix {
     use std::time::Instant;
@@ -200,7 +213,7 @@ mod unix {
         }
     }
 
-    struct Fd(libc::c_int);
+    pub(crate) struct Fd(pub(crate) libc::c_int);
 
     impl Drop for Fd {
         fn drop(&mut self) {
@@ -209,11 +222,11 @@ mod unix {
         }
     }
 
-    fn last_os_error(what: &str) -> IsolateError {
+    pub(crate) fn last_os_error(what: &str) -> IsolateError {
         IsolateError::Spawn(format!("{what}: {}", std::io::Error::last_os_error()))
     }
 
-    fn pipe() -> Result<(Fd, Fd), IsolateError> {
+    pub(crate) fn pipe() -> Result<(Fd, Fd), IsolateError> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 writes.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -223,7 +236,7 @@ mod unix {
     }
 
     /// The process's current address-space size in bytes (0 if unknown).
-    fn address_space_size() -> u64 {
+    pub(crate) fn address_space_size() -> u64 {
         let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
             return 0;
         };
@@ -238,9 +251,9 @@ mod unix {
     }
 
     /// A child asleep with no CPU progress (itself and its descendants) for this long is stuck.
-    const STUCK_AFTER: Duration = Duration::from_secs(3);
+    pub(crate) const STUCK_AFTER: Duration = Duration::from_secs(3);
     /// Tries before a stuck child is reported.
-    const TRIES: u32 = 3;
+    pub(crate) const TRIES: u32 = 3;
 
     pub(super) fn run<T, F>(limits: &Limits, f: F) -> Result<T, IsolateError>
     where
@@ -295,8 +308,21 @@ mod unix {
         drop(out_w);
         drop(err_w);
         let mut stuck = false;
-        let r = parent(limits, pid, out_r, err_r, start, memory_limit, &mut stuck);
-        if stuck { Err(Stuck) } else { Ok(r) }
+        let r = parent(
+            limits,
+            pid,
+            out_r,
+            err_r,
+            start,
+            memory_limit,
+            &mut stuck,
+            true,
+        );
+        if stuck {
+            Err(Stuck)
+        } else {
+            Ok(r.and_then(|data| decode(&data)))
+        }
     }
 
     /// CPU ticks used by `pid` and its descendants, and whether all of them are asleep
@@ -335,15 +361,42 @@ mod unix {
         cpu: u64,
         f: F,
     ) -> ! {
+        child_raw(out, err, None, memory_limit, cpu, || {
+            let value = f();
+            let mut body = Vec::new();
+            ciborium::into_writer(&value, &mut body)
+                .map(|_| body)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// The child of any isolated call: its stderr becomes `err`, its result goes to `out`
+    /// (placed at descriptor 3), `conn` (when given) is placed at descriptor 4 and every other
+    /// descriptor is closed; then the limits are set and `body` runs. `body` gives the CBOR of
+    /// the result, or why it cannot be encoded.
+    pub(crate) fn child_raw<B: FnOnce() -> Result<Vec<u8>, String>>(
+        out: libc::c_int,
+        err: libc::c_int,
+        conn: Option<libc::c_int>,
+        memory_limit: u64,
+        cpu: u64,
+        body: B,
+    ) -> ! {
         // SAFETY: plain system calls on descriptors this process owns; nothing here allocates
         // or takes a lock.
         unsafe {
-            libc::dup2(err, 2);
-            if out != 3 {
-                libc::dup2(out, 3);
+            // Move every source out of the target range first: a source may be 2, 3 or 4.
+            let err_h = libc::fcntl(err, libc::F_DUPFD, 10);
+            let out_h = libc::fcntl(out, libc::F_DUPFD, 10);
+            let conn_h = conn.map(|c| libc::fcntl(c, libc::F_DUPFD, 10));
+            libc::dup2(err_h, 2);
+            libc::dup2(out_h, 3);
+            if let Some(c) = conn_h {
+                libc::dup2(c, 4);
             }
-            if libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32) != 0 {
-                for fd in 4..4096 {
+            let first_closed = if conn.is_some() { 5u32 } else { 4u32 };
+            if libc::syscall(libc::SYS_close_range, first_closed, u32::MAX, 0u32) != 0 {
+                for fd in first_closed as libc::c_int..4096 {
                     libc::close(fd);
                 }
             }
@@ -352,16 +405,16 @@ mod unix {
             // No core files for a crash of an isolated child.
             set_limit(libc::RLIMIT_CORE, 0, 0);
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
         let mut frame = vec![0u8; 8];
         match result {
-            Ok(value) => {
+            Ok(Ok(encoded)) => {
                 frame.push(TAG_OK);
-                if let Err(e) = ciborium::into_writer(&value, &mut frame) {
-                    frame.truncate(8);
-                    frame.push(TAG_ENCODE);
-                    frame.extend_from_slice(e.to_string().as_bytes());
-                }
+                frame.extend_from_slice(&encoded);
+            }
+            Ok(Err(e)) => {
+                frame.push(TAG_ENCODE);
+                frame.extend_from_slice(e.as_bytes());
             }
             Err(payload) => {
                 frame.push(TAG_PANIC);
@@ -421,7 +474,11 @@ mod unix {
         unsafe { libc::setrlimit(resource, &new) };
     }
 
-    fn parent<T: DeserializeOwned>(
+    /// Watch the child `pid` until it gives its result or is stopped: the complete result
+    /// frame (length and body, see [`decode`]) or why there is none. With `detect_stuck`, a
+    /// child asleep with no CPU progress for [`STUCK_AFTER`] is killed and `stuck_out` set.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn parent(
         limits: &Limits,
         pid: libc::pid_t,
         out: Fd,
@@ -429,7 +486,8 @@ mod unix {
         start: Instant,
         memory_limit: u64,
         stuck_out: &mut bool,
-    ) -> Result<T, IsolateError> {
+        detect_stuck: bool,
+    ) -> Result<Vec<u8>, IsolateError> {
         let deadline = start + limits.wall;
         let mut progress = (tree_cpu(pid).map(|t| t.0), Instant::now());
         let mut last_check = Instant::now();
@@ -447,7 +505,8 @@ mod unix {
                 timed_out = true;
                 break;
             }
-            if now - last_check >= Duration::from_millis(250)
+            if detect_stuck
+                && now - last_check >= Duration::from_millis(250)
                 && let Some((ticks, asleep)) = tree_cpu(pid)
             {
                 last_check = now;
@@ -541,7 +600,7 @@ mod unix {
                 kill_and_reap(pid);
                 if frame_complete(&data) {
                     // The result arrived; the child merely lingered.
-                    return decode(&data);
+                    return Ok(data);
                 }
                 return Err(IsolateError::TimedOut { limit: limits.wall });
             }
@@ -557,7 +616,7 @@ mod unix {
         }
         let code = libc::WEXITSTATUS(status);
         if code == 0 && frame_complete(&data) {
-            return decode(&data);
+            return Ok(data);
         }
         if message.contains("memory allocation of") {
             return Err(IsolateError::OutOfMemory {
@@ -579,7 +638,7 @@ mod unix {
                 .is_ok_and(|n| data.len() as u64 >= 8 + n)
     }
 
-    fn decode<T: DeserializeOwned>(data: &[u8]) -> Result<T, IsolateError> {
+    pub(crate) fn decode<T: DeserializeOwned>(data: &[u8]) -> Result<T, IsolateError> {
         let body = &data[8..];
         let (tag, rest) = (body[0], &body[1..]);
         match tag {
@@ -659,26 +718,23 @@ mod unix {
             libc::SIGXCPU => IsolateError::CpuLimit {
                 seconds: limits.cpu_seconds(),
             },
-            libc::SIGSEGV | libc::SIGBUS => IsolateError::Crashed {
-                signal,
-                name: "a segmentation fault: a stack overflow or a bad memory access",
-                message,
-            },
-            libc::SIGABRT => IsolateError::Crashed {
-                signal,
-                name: "aborted",
-                message,
-            },
-            libc::SIGKILL => IsolateError::Crashed {
-                signal,
-                name: "killed: the CPU-time limit or the system's out-of-memory killer",
-                message,
-            },
             _ => IsolateError::Crashed {
                 signal,
-                name: "killed by a signal",
+                name: signal_name(signal),
                 message,
             },
+        }
+    }
+
+    /// How a child killed by `signal` is described.
+    pub(crate) fn signal_name(signal: libc::c_int) -> &'static str {
+        match signal {
+            libc::SIGSEGV | libc::SIGBUS => {
+                "a segmentation fault: a stack overflow or a bad memory access"
+            }
+            libc::SIGABRT => "aborted",
+            libc::SIGKILL => "killed: the CPU-time limit or the system's out-of-memory killer",
+            _ => "killed by a signal",
         }
     }
 
@@ -707,7 +763,7 @@ mod unix {
         }
     }
 
-    fn kill_and_reap(pid: libc::pid_t) {
+    pub(crate) fn kill_and_reap(pid: libc::pid_t) {
         // SAFETY: signalling and reaping our own child.
         unsafe {
             libc::kill(pid, libc::SIGKILL);

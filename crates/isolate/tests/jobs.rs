@@ -1,0 +1,193 @@
+//! Jobs ([`bureau_isolate::run_job`]) from the calling process and from the zygote: the same
+//! scenarios, first before the zygote runs (so jobs fork this process), then with it.
+//!
+//! A plain `main` (no test harness): the zygote can only start while the process has one
+//! thread, which the libtest harness never has.
+
+use std::time::{Duration, Instant};
+
+use bureau_isolate::{IsolateError, Limits, Peer, run_job, start_zygote, zygote_running};
+
+fn limits() -> Limits {
+    Limits::new(Duration::from_secs(10), 256 << 20)
+}
+
+/// Ask for each key and join the answers.
+fn ask_all(keys: Vec<String>, peer: &mut Peer<'_>) -> Result<String, String> {
+    let mut out = Vec::new();
+    for k in keys {
+        let a = peer.ask(k.as_bytes()).map_err(|e| e.to_string())?;
+        out.push(String::from_utf8_lossy(&a).into_owned());
+    }
+    Ok(out.join(","))
+}
+
+fn sum_len(v: Vec<u8>, _peer: &mut Peer<'_>) -> (usize, u64) {
+    (v.len(), v.iter().map(|b| u64::from(*b)).sum())
+}
+
+fn big_answer(n: usize, peer: &mut Peer<'_>) -> usize {
+    peer.ask(&n.to_le_bytes()).map(|a| a.len()).unwrap_or(0)
+}
+
+fn too_big_question(n: usize, peer: &mut Peer<'_>) -> String {
+    match peer.ask(&vec![7u8; n]) {
+        Ok(_) => "answered".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn panics(msg: String, _peer: &mut Peer<'_>) -> u8 {
+    panic!("{msg}")
+}
+
+fn deep(n: u64) -> u64 {
+    let pad = std::hint::black_box([n; 16]);
+    if n == 0 { 0 } else { 1 + deep(pad[3] - 1) }
+}
+
+fn overflows(n: u64, _peer: &mut Peer<'_>) -> u64 {
+    deep(n)
+}
+
+fn allocates(n: usize, _peer: &mut Peer<'_>) -> usize {
+    let v = vec![1u8; std::hint::black_box(n)];
+    v.len()
+}
+
+fn spins(_x: u8, _peer: &mut Peer<'_>) -> u8 {
+    loop {
+        std::hint::spin_loop();
+    }
+}
+
+fn asks_then_spins(_x: u8, peer: &mut Peer<'_>) -> u8 {
+    let _ = peer.ask(b"hello");
+    loop {
+        std::hint::spin_loop();
+    }
+}
+
+fn scenarios(how: &str) {
+    // A value, and questions answered from borrowed data in the calling thread.
+    let table: std::collections::BTreeMap<String, String> = [("a", "alpha"), ("b", "beta")]
+        .map(|(k, v)| (k.into(), v.into()))
+        .into();
+    let mut asked = 0;
+    let mut serve = |q: &[u8]| {
+        asked += 1;
+        table
+            .get(std::str::from_utf8(q).unwrap_or(""))
+            .cloned()
+            .unwrap_or_default()
+            .into_bytes()
+    };
+    let r = run_job(
+        &limits(),
+        ask_all,
+        &vec!["a".into(), "b".into(), "z".into()],
+        &mut serve,
+    )
+    .unwrap_or_else(|e| panic!("{how}: {e}"));
+    assert_eq!(r, Ok("alpha,beta,".to_string()), "{how}");
+    assert_eq!(asked, 3, "{how}");
+
+    let mut none = |_: &[u8]| Vec::new();
+    // A large input crosses whole.
+    let input: Vec<u8> = (0..5_000_000u32).map(|i| (i % 251) as u8).collect();
+    let expect = input.iter().map(|b| u64::from(*b)).sum();
+    assert_eq!(
+        run_job(&limits(), sum_len, &input, &mut none).unwrap(),
+        (input.len(), expect),
+        "{how}"
+    );
+    // A large answer too.
+    let mut big = |q: &[u8]| vec![1u8; usize::from_le_bytes(q.try_into().unwrap_or([0; 8]))];
+    assert_eq!(
+        run_job(&limits(), big_answer, &(20usize << 20), &mut big).unwrap(),
+        20 << 20,
+        "{how}"
+    );
+    // A question over the limit is refused in the job, which carries on.
+    let said = run_job(
+        &limits(),
+        too_big_question,
+        &(bureau_isolate::MAX_QUESTION_BYTES + 1),
+        &mut none,
+    )
+    .unwrap();
+    assert!(said.contains("over the limit"), "{how}: {said}");
+
+    // Failures are errors, as with run_isolated, and the caller carries on.
+    assert_eq!(
+        run_job(&limits(), panics, &"bad byte 7".to_string(), &mut none).unwrap_err(),
+        IsolateError::Panicked("bad byte 7".into()),
+        "{how}"
+    );
+    assert_eq!(
+        run_job(&limits(), overflows, &u64::MAX, &mut none).unwrap_err(),
+        IsolateError::StackOverflow,
+        "{how}"
+    );
+    match run_job(&limits(), allocates, &(4usize << 30), &mut none).unwrap_err() {
+        IsolateError::OutOfMemory { limit_bytes, .. } => assert_eq!(limit_bytes, 256 << 20),
+        other => panic!("{how}: expected OutOfMemory, got {other:?}"),
+    }
+    let short = Limits::new(Duration::from_millis(700), 256 << 20);
+    let t = Instant::now();
+    assert_eq!(
+        run_job(&short, spins, &0, &mut none).unwrap_err(),
+        IsolateError::TimedOut {
+            limit: Duration::from_millis(700)
+        },
+        "{how}"
+    );
+    let mut hello = |_: &[u8]| b"hi".to_vec();
+    assert!(matches!(
+        run_job(&short, asks_then_spins, &0, &mut hello).unwrap_err(),
+        IsolateError::TimedOut { .. }
+    ));
+    assert!(
+        t.elapsed() < Duration::from_secs(8),
+        "{how}: {:?}",
+        t.elapsed()
+    );
+
+    // Many at once, from many threads.
+    std::thread::scope(|s| {
+        for i in 0..16 {
+            s.spawn(move || {
+                let mut echo = |q: &[u8]| {
+                    let mut v = q.to_vec();
+                    v.reverse();
+                    v
+                };
+                let keys: Vec<String> = (0..20).map(|k| format!("{i}-{k}")).collect();
+                let want: Vec<String> = keys.iter().map(|k| k.chars().rev().collect()).collect();
+                let got = run_job(&limits(), ask_all, &keys, &mut echo).unwrap();
+                assert_eq!(got, Ok(want.join(",")));
+            });
+        }
+    });
+}
+
+fn main() {
+    // At the start of main the process has one thread: the moment a program starts the zygote.
+    if std::env::args().nth(1).as_deref() == Some("--zygote-run") {
+        assert!(start_zygote(|| {}), "the zygote did not start");
+        assert!(zygote_running());
+        scenarios("from the zygote");
+        println!("jobs from the zygote: ok");
+        return;
+    }
+    scenarios("from this process");
+    // This process has had threads now: the zygote refuses to start from it.
+    assert!(!start_zygote(|| {}));
+    assert!(!zygote_running());
+    let status = std::process::Command::new(std::env::current_exe().expect("own path"))
+        .arg("--zygote-run")
+        .status()
+        .expect("re-run");
+    assert!(status.success(), "the zygote run failed: {status}");
+    println!("jobs: ok");
+}
