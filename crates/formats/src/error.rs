@@ -7,6 +7,8 @@ use thiserror::Error;
 
 /// Everything that can go wrong while reading or writing mail, calendar or
 /// text data.
+///
+/// It crosses from an isolated reader's process as `crate::isolated::Wire`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FormatError {
     /// The bytes given to [`crate::mail::parse_eml`] are not an e-mail message.
@@ -111,6 +113,18 @@ pub(crate) fn guard<T>(what: &'static str, f: impl FnOnce() -> T) -> Result<T, F
         };
         FormatError::Internal { what, detail }
     })
+}
+
+impl serde::Serialize for FormatError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::isolated::Wire::from(self.clone()).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FormatError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FormatError, D::Error> {
+        crate::isolated::Wire::deserialize(d).map(FormatError::from)
+    }
 }
 
 #[cfg(test)]

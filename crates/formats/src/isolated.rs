@@ -6,7 +6,9 @@
 //! another can loop. Every public reader of office documents and spreadsheets
 //! ([`crate::office::read_docx`], [`crate::office::read_pptx`], [`crate::office::read_pdf`],
 //! [`crate::office::to_text`], [`crate::office::render`], [`crate::sheet::read_file`]) therefore
-//! parses in a forked child with [`DOCUMENT_SECONDS`] of wall-clock time and
+//! parses in an isolated process ([`bureau_isolate::run_on_bytes`]: forked from the zygote
+//! when the program started one, so a large caller is not copied) with [`DOCUMENT_SECONDS`] of
+//! wall-clock time and
 //! [`DOCUMENT_MEMORY_BYTES`] of memory; a crash, an abort or a timeout becomes
 //! [`FormatError::InvalidDocument`] naming the file and the limit, and the caller carries on.
 //! The readers' own bounds (zip bombs, XML depth, page and text caps, see [`crate::office`])
@@ -17,7 +19,7 @@
 
 use std::time::Duration;
 
-use bureau_isolate::{IsolateError, Limits, run_isolated};
+use bureau_isolate::{IsolateError, Limits, run_on_bytes};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +32,7 @@ pub const DOCUMENT_MEMORY_BYTES: u64 = 2 << 30;
 
 /// [`FormatError`] as it crosses the pipe from the child.
 #[derive(Serialize, Deserialize)]
-enum Wire {
+pub(crate) enum Wire {
     NotMail { reason: String },
     InvalidAddress { input: String, reason: String },
     InvalidOutgoingMail { reason: String },
@@ -101,23 +103,32 @@ pub(crate) fn limits() -> Limits {
     Limits::new(Duration::from_secs(DOCUMENT_SECONDS), DOCUMENT_MEMORY_BYTES)
 }
 
-/// Run the reader `f` of `file` in an isolated child; see the module docs.
-pub(crate) fn read<T, F>(file: &str, f: F) -> Result<T, FormatError>
+/// Run the reader `f` of the file named `file` over its `bytes` in an isolated process; see
+/// the module docs. `f` gets the name and the bytes.
+pub(crate) fn read<T>(
+    file: &str,
+    bytes: &[u8],
+    f: fn(&String, &[u8]) -> Result<T, FormatError>,
+) -> Result<T, FormatError>
 where
     T: Serialize + DeserializeOwned,
-    F: Fn() -> Result<T, FormatError>,
 {
-    read_with(file, &limits(), f)
+    read_with(file, &file.to_string(), bytes, f)
 }
 
-/// [`read`] under other limits.
-pub(crate) fn read_with<T, F>(file: &str, limits: &Limits, f: F) -> Result<T, FormatError>
+/// [`read`] with other arguments than the file's name.
+pub(crate) fn read_with<A, T>(
+    file: &str,
+    args: &A,
+    bytes: &[u8],
+    f: fn(&A, &[u8]) -> Result<T, FormatError>,
+) -> Result<T, FormatError>
 where
+    A: Serialize + DeserializeOwned,
     T: Serialize + DeserializeOwned,
-    F: Fn() -> Result<T, FormatError>,
 {
-    match run_isolated(limits, || f().map_err(Wire::from)) {
-        Ok(r) => r.map_err(FormatError::from),
+    match run_on_bytes(&limits(), f, args, bytes) {
+        Ok(r) => r,
         Err(e) => Err(FormatError::InvalidDocument {
             file: file.to_string(),
             reason: reason(&e),

@@ -202,7 +202,7 @@ pub fn to_text(name: &str, bytes: &[u8]) -> Result<String, FormatError> {
 /// crashes, exhausts or hangs its parser is an [`FormatError::InvalidDocument`] naming the
 /// limit, never a crash of the caller.
 pub fn render(name: &str, bytes: &[u8]) -> Result<Rendered, FormatError> {
-    crate::isolated::read(name, || render_in_process(name, bytes))
+    crate::isolated::read(name, bytes, |n, b| render_in_process(n, b))
 }
 
 /// [`render`] in the calling process, without crash isolation.

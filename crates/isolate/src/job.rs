@@ -109,6 +109,34 @@ where
     }
 }
 
+/// Run `f(&a, bytes)` isolated under `limits`: [`run_job`] for the common case of a function
+/// over a buffer (a document, an image) that asks nothing. The bytes cross as one CBOR byte
+/// string.
+pub fn run_on_bytes<A, O>(
+    limits: &Limits,
+    f: fn(&A, &[u8]) -> O,
+    a: &A,
+    bytes: &[u8],
+) -> Result<O, IsolateError>
+where
+    A: Serialize + DeserializeOwned,
+    O: Serialize + DeserializeOwned,
+{
+    #[cfg(unix)]
+    {
+        let mut input = Vec::with_capacity(bytes.len() + 64);
+        ciborium::into_writer(&(a, serde_bytes::Bytes::new(bytes)), &mut input)
+            .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+        let entry: unix::Entry = unix::trampoline_bytes::<A, O>;
+        unix::run_entry(limits, entry, f as usize, &input, &mut |_| Vec::new())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = limits;
+        Ok(f(a, bytes))
+    }
+}
+
 /// Start the zygote (see the module docs). Call it first thing in `main`, before any thread
 /// is started; `warm` runs once in the zygote, to initialise what every job would otherwise
 /// initialise again (global tables). Returns whether the zygote runs: not when the process
@@ -211,17 +239,46 @@ mod unix {
     }
 
     /// The function the job's process runs: the monomorphised [`trampoline`] of the job.
-    type Entry = fn(usize, &mut Peer<'_>) -> Result<Vec<u8>, String>;
+    pub(super) type Entry = fn(usize, &mut Peer<'_>) -> Result<Vec<u8>, String>;
+
+    /// The input frame of the job, read from the caller.
+    fn input_frame(peer: &Peer<'_>) -> Result<Vec<u8>, String> {
+        let PeerInner::Socket(fd) = peer.inner else {
+            return Err("the job has no socket".into());
+        };
+        read_frame(fd, usize::MAX).map_err(|e| format!("reading the input: {e}"))
+    }
+
+    fn encode<O: Serialize>(out: &O) -> Result<Vec<u8>, String> {
+        let mut body = Vec::new();
+        ciborium::into_writer(out, &mut body)
+            .map(|_| body)
+            .map_err(|e| e.to_string())
+    }
+
+    /// [`trampoline`] of [`run_on_bytes`]: the input is `(A, bytes)`.
+    pub(super) fn trampoline_bytes<A: DeserializeOwned, O: Serialize>(
+        function: usize,
+        peer: &mut Peer<'_>,
+    ) -> Result<Vec<u8>, String> {
+        let bytes = input_frame(peer)?;
+        let (a, buf): (A, serde_bytes::ByteBuf) = ciborium::from_reader(bytes.as_slice())
+            .map_err(|e| format!("the input cannot be decoded: {e}"))?;
+        drop(bytes);
+        // SAFETY: `function` is the address of a `fn(&A, &[u8]) -> O` taken in
+        // `run_on_bytes` in this program (the job's process is a fork of it), and this
+        // trampoline is the one monomorphised for that `A` and `O`.
+        let f: fn(&A, &[u8]) -> O =
+            unsafe { std::mem::transmute::<*const (), fn(&A, &[u8]) -> O>(function as *const ()) };
+        encode(&f(&a, &buf))
+    }
 
     /// Read the job's input from the caller, run the job function, encode its result.
     fn trampoline<I: DeserializeOwned, O: Serialize>(
         function: usize,
         peer: &mut Peer<'_>,
     ) -> Result<Vec<u8>, String> {
-        let PeerInner::Socket(fd) = peer.inner else {
-            return Err("the job has no socket".into());
-        };
-        let bytes = read_frame(fd, usize::MAX).map_err(|e| format!("reading the input: {e}"))?;
+        let bytes = input_frame(peer)?;
         let input: I = ciborium::from_reader(bytes.as_slice())
             .map_err(|e| format!("the input cannot be decoded: {e}"))?;
         drop(bytes);
@@ -231,11 +288,7 @@ mod unix {
         let f: fn(I, &mut Peer<'_>) -> O = unsafe {
             std::mem::transmute::<*const (), fn(I, &mut Peer<'_>) -> O>(function as *const ())
         };
-        let out = f(input, peer);
-        let mut body = Vec::new();
-        ciborium::into_writer(&out, &mut body)
-            .map(|_| body)
-            .map_err(|e| e.to_string())
+        encode(&f(input, peer))
     }
 
     // -- frames: a little-endian u64 length, then the bytes --
@@ -696,21 +749,32 @@ mod unix {
         ciborium::into_writer(input, &mut bytes)
             .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
         let entry: Entry = trampoline::<I, O>;
+        run_entry(limits, entry, f as usize, &bytes, serve)
+    }
+
+    /// Run the job whose process runs `entry(function, ...)` on the encoded `input`.
+    pub(super) fn run_entry<O: DeserializeOwned>(
+        limits: &Limits,
+        entry: Entry,
+        function: usize,
+        bytes: &[u8],
+        serve: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+    ) -> Result<O, IsolateError> {
         let header = Header {
             entry: entry as usize as u64,
-            function: f as usize as u64,
+            function: function as u64,
             wall_ms: limits.wall.as_millis().min(u64::MAX as u128) as u64,
             memory_bytes: limits.memory_bytes,
             max_output_bytes: limits.max_output_bytes as u64,
             detect_stuck: 0,
         };
         for _ in 1..TRIES {
-            match run_once(limits, header, &bytes, serve) {
+            match run_once(limits, header, bytes, serve) {
                 Err(Stuck) => continue,
                 Ok(r) => return r.and_then(|data| decode(&data)),
             }
         }
-        match run_once(limits, header, &bytes, serve) {
+        match run_once(limits, header, bytes, serve) {
             Err(Stuck) => Err(IsolateError::Stuck {
                 seconds: STUCK_AFTER.as_secs(),
                 tries: TRIES,

@@ -6,7 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use bureau_isolate::{IsolateError, Limits, Peer, run_job, start_zygote, zygote_running};
+use bureau_isolate::{
+    IsolateError, Limits, Peer, run_job, run_on_bytes, start_zygote, zygote_running,
+};
 
 fn limits() -> Limits {
     Limits::new(Duration::from_secs(10), 256 << 20)
@@ -35,6 +37,21 @@ fn too_big_question(n: usize, peer: &mut Peer<'_>) -> String {
         Ok(_) => "answered".into(),
         Err(e) => e.to_string(),
     }
+}
+
+// The argument is what crosses to the job: an owned String.
+#[allow(clippy::ptr_arg)]
+fn count_of(tag: &String, bytes: &[u8]) -> (String, usize, u8) {
+    (
+        tag.to_uppercase(),
+        bytes.len(),
+        bytes.iter().copied().max().unwrap_or(0),
+    )
+}
+
+#[allow(clippy::ptr_arg)]
+fn reads_past_the_end(_tag: &String, bytes: &[u8]) -> u8 {
+    bytes[bytes.len() + std::hint::black_box(1)]
 }
 
 fn panics(msg: String, _peer: &mut Peer<'_>) -> u8 {
@@ -118,6 +135,18 @@ fn scenarios(how: &str) {
     .unwrap();
     assert!(said.contains("over the limit"), "{how}: {said}");
 
+    // A function over a buffer.
+    let doc: Vec<u8> = (0..3_000_000u32).map(|i| (i % 200) as u8).collect();
+    assert_eq!(
+        run_on_bytes(&limits(), count_of, &"docx".to_string(), &doc).unwrap(),
+        ("DOCX".to_string(), doc.len(), 199),
+        "{how}"
+    );
+    assert!(matches!(
+        run_on_bytes(&limits(), reads_past_the_end, &String::new(), b"abc").unwrap_err(),
+        IsolateError::Panicked(m) if m.contains("out of bounds")
+    ));
+
     // Failures are errors, as with run_isolated, and the caller carries on.
     assert_eq!(
         run_job(&limits(), panics, &"bad byte 7".to_string(), &mut none).unwrap_err(),
@@ -181,9 +210,14 @@ fn main() {
         return;
     }
     scenarios("from this process");
-    // This process has had threads now: the zygote refuses to start from it.
+    // The zygote refuses to start while another thread runs (a lock it holds would stay held
+    // in every job).
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let other = std::thread::spawn(move || rx.recv());
     assert!(!start_zygote(|| {}));
     assert!(!zygote_running());
+    drop(tx);
+    let _ = other.join();
     let status = std::process::Command::new(std::env::current_exe().expect("own path"))
         .arg("--zygote-run")
         .status()

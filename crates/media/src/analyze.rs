@@ -81,11 +81,15 @@ pub struct ImageFacts {
 pub fn analyze(file: &str, bytes: &[u8]) -> Result<ImageFacts, MediaError> {
     let t = image_type(file, bytes)?;
     crate::picture::dimensions(file, bytes, t)?;
-    let f = file.to_string();
-    crate::isolated::decode(file, || {
-        let img = crate::picture::decode_in_process(&f, bytes, t)?;
-        Ok(facts_of(t.name(), &img))
-    })
+    crate::isolated::decode(
+        file,
+        &(file.to_string(), t),
+        bytes,
+        |(f, t): &(String, MediaType), b| {
+            let img = crate::picture::decode_in_process(f, b, *t)?;
+            Ok(facts_of(t.name(), &img))
+        },
+    )
 }
 
 /// The facts of the image of page `page` (1-based) of the PDF `bytes`: the page's largest

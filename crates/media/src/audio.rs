@@ -109,8 +109,9 @@ fn wav_in_process(file: &str, bytes: &[u8]) -> Result<AgentAudio, MediaError> {
 /// The copy of the sound `bytes` (of type `t`) an agent hears.
 pub fn for_agent(file: &str, bytes: &[u8], t: MediaType) -> Result<AgentAudio, MediaError> {
     if t == MediaType::Wav {
-        let f = file.to_string();
-        return crate::isolated::decode(file, || wav_in_process(&f, bytes));
+        return crate::isolated::decode(file, &file.to_string(), bytes, |f, b| {
+            wav_in_process(f, b)
+        });
     }
     let mut notes = Vec::new();
     let info = match crate::external::probe(file, bytes) {

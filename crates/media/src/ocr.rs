@@ -81,8 +81,8 @@ pub fn for_tesseract(
         return Ok((bytes.to_vec(), t));
     }
     let f = file.to_string();
-    let png: Vec<u8> = crate::isolated::decode(file, || {
-        let img = crate::picture::decode_in_process(&f, bytes, t)?;
+    let png: Vec<u8> = crate::isolated::decode(file, &(f, t), bytes, |(f, t), bytes| {
+        let img = crate::picture::decode_in_process(f, bytes, *t)?;
         let grey = image::DynamicImage::ImageLuma8(img.to_luma8());
         let big = grey.resize_exact(
             img.width() * 2,
@@ -91,7 +91,7 @@ pub fn for_tesseract(
         );
         let mut out = Vec::new();
         big.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-            .map_err(|e| invalid(&f, format!("cannot re-encode it for OCR: {e}")))?;
+            .map_err(|e| invalid(f, format!("cannot re-encode it for OCR: {e}")))?;
         Ok(out)
     })?;
     Ok((png, MediaType::Png))

@@ -480,7 +480,7 @@ fn image_page(name: &str, bytes: &[u8]) -> Result<Rendered, MediaError> {
 
 /// The page count of a PDF (parsed in an isolated child); `None` when it cannot be read.
 fn page_count(name: &str, pdf: &[u8]) -> Option<usize> {
-    crate::isolated::decode(name, || {
+    crate::isolated::decode(name, &(), pdf, |_, pdf| {
         Ok(lopdf::Document::load_mem(pdf)
             .ok()
             .map(|d| d.get_pages().len()))

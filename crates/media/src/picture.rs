@@ -174,8 +174,9 @@ pub fn for_agent(file: &str, bytes: &[u8], t: MediaType) -> Result<AgentImage, M
     {
         // Decode once anyway (isolated), so that a file that lies past its header is an error
         // here and not a broken picture at the model.
-        let f = file.to_string();
-        crate::isolated::decode(file, || decode_in_process(&f, bytes, t).map(|_| ()))?;
+        crate::isolated::decode(file, &(file.to_string(), t), bytes, |(f, t), b| {
+            decode_in_process(f, b, *t).map(|_| ())
+        })?;
         return Ok(AgentImage {
             bytes: bytes.to_vec(),
             mime_type: t.mime().to_string(),
@@ -186,11 +187,10 @@ pub fn for_agent(file: &str, bytes: &[u8], t: MediaType) -> Result<AgentImage, M
             notes: Vec::new(),
         });
     }
-    let f = file.to_string();
-    crate::isolated::decode(file, || {
-        let img = decode_in_process(&f, bytes, t)?;
-        let (out, mime, sw, sh) =
-            agent_copy_of(&img, MAX_AGENT_SIDE).map_err(|e| invalid(&f, e))?;
+    let args = (file.to_string(), t, w, h, passable);
+    crate::isolated::decode(file, &args, bytes, |&(ref f, t, w, h, passable), bytes| {
+        let img = decode_in_process(f, bytes, t)?;
+        let (out, mime, sw, sh) = agent_copy_of(&img, MAX_AGENT_SIDE).map_err(|e| invalid(f, e))?;
         let mut notes = Vec::new();
         if (sw, sh) != (w, h) {
             notes.push(format!("scaled from {w}×{h} to {sw}×{sh} pixels"));

@@ -33,7 +33,9 @@ pub fn page_images(
 ) -> Result<Vec<PageImage>, MediaError> {
     let f = file.to_string();
     let mut out: Vec<PageImage> =
-        crate::isolated::decode(file, || extract_in_process(&f, bytes, pages))?;
+        crate::isolated::decode(file, &(f, pages.to_vec()), bytes, |(f, pages), b| {
+            extract_in_process(f, b, pages)
+        })?;
     // Pages whose image could not be taken from the file: render them, when poppler is here.
     for p in out.iter_mut() {
         if let Err(why) = &p.image {

@@ -117,7 +117,7 @@ pub(crate) fn table_to_text(t: &Table) -> String {
 
 /// Read a .docx file.
 pub fn read_docx(file: &str, bytes: &[u8]) -> Result<Docx, FormatError> {
-    crate::isolated::read(file, || read_docx_in_process(file, bytes))
+    crate::isolated::read(file, bytes, |f, b| read_docx_in_process(f, b))
 }
 
 /// [`read_docx`] in the calling process, without crash isolation.

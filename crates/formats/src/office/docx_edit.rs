@@ -138,7 +138,7 @@ pub struct BlockView {
 /// The body's top-level blocks (paragraphs and tables that are direct children of the body),
 /// in order, with the indices [`edit_docx`] takes. Parsed in an isolated child process.
 pub fn docx_blocks(file: &str, bytes: &[u8]) -> Result<Vec<BlockView>, FormatError> {
-    crate::isolated::read(file, || docx_blocks_in_process(file, bytes))
+    crate::isolated::read(file, bytes, |f, b| docx_blocks_in_process(f, b))
 }
 
 /// The blocks as text for an agent: `[3] # Heading`, `[4] (empty paragraph)`,
@@ -170,7 +170,12 @@ pub fn blocks_to_text(blocks: &[BlockView]) -> String {
 /// operation (an index out of range, a table operation on a paragraph, an unknown style)
 /// changes nothing and names the operation. Runs in an isolated child process.
 pub fn edit_docx(file: &str, bytes: &[u8], ops: &[DocxOp]) -> Result<Vec<u8>, FormatError> {
-    crate::isolated::read(file, || edit_docx_in_process(file, bytes, ops))
+    crate::isolated::read_with(
+        file,
+        &(file.to_string(), ops.to_vec()),
+        bytes,
+        |(f, ops): &(String, Vec<DocxOp>), b| edit_docx_in_process(f, b, ops),
+    )
 }
 
 pub(crate) fn docx_blocks_in_process(

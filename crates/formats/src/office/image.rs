@@ -21,7 +21,7 @@ const MAX_PAGE: f64 = 14_400.0;
 
 /// Put a PNG or JPEG image (by its bytes, whatever the name says) on a one-page PDF.
 pub fn image_to_pdf(file: &str, bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
-    crate::isolated::read(file, || image_to_pdf_in_process(file, bytes))
+    crate::isolated::read(file, bytes, |f, b| image_to_pdf_in_process(f, b))
 }
 
 /// An image ready to embed: its stream dictionary entries, data and optional soft mask.

@@ -54,7 +54,7 @@ impl Pdf {
 
 /// Read the text of every page of a PDF.
 pub fn read_pdf(file: &str, bytes: &[u8]) -> Result<Pdf, FormatError> {
-    crate::isolated::read(file, || read_pdf_in_process(file, bytes))
+    crate::isolated::read(file, bytes, |f, b| read_pdf_in_process(f, b))
 }
 
 /// [`read_pdf`] in the calling process, without crash isolation.

@@ -61,7 +61,7 @@ impl Pptx {
 
 /// Read a .pptx file.
 pub fn read_pptx(file: &str, bytes: &[u8]) -> Result<Pptx, FormatError> {
-    crate::isolated::read(file, || read_pptx_in_process(file, bytes))
+    crate::isolated::read(file, bytes, |f, b| read_pptx_in_process(f, b))
 }
 
 /// [`read_pptx`] in the calling process, without crash isolation.

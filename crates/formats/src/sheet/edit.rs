@@ -40,7 +40,14 @@ pub fn edit_xlsx(
     bytes: &[u8],
     edits: &[(String, CellRef, CellEdit)],
 ) -> Result<Option<Vec<u8>>, FormatError> {
-    crate::isolated::read(file, || edit_xlsx_in_process(file, bytes, edits))
+    crate::isolated::read_with(
+        file,
+        &(file.to_string(), edits.to_vec()),
+        bytes,
+        |(f, edits): &(String, Vec<(String, CellRef, CellEdit)>), b| {
+            edit_xlsx_in_process(f, b, edits)
+        },
+    )
 }
 
 fn bad(file: &str, why: String) -> FormatError {

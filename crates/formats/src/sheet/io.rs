@@ -34,7 +34,7 @@ fn invalid(file: &str, reason: impl Into<String>) -> FormatError {
 /// crashes, exhausts or hangs the parser is an [`FormatError::InvalidDocument`] naming the
 /// limit, never a crash of the caller.
 pub fn read_file(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> {
-    crate::isolated::read(name, || read_file_in_process(name, bytes))
+    crate::isolated::read(name, bytes, |n, b| read_file_in_process(n, b))
 }
 
 /// [`read_file`] in the calling process, without crash isolation.
@@ -403,7 +403,7 @@ fn read_xlsx_checked(name: &str, bytes: &[u8]) -> Result<Workbook, FormatError> 
 /// `"macros"`, `"pivot tables"`, `"tables"`. Found by looking for their parts and elements (no
 /// XML is parsed); read in an isolated child process like every reader.
 pub fn xlsx_extras(name: &str, bytes: &[u8]) -> Result<Vec<String>, FormatError> {
-    crate::isolated::read(name, || xlsx_extras_in_process(name, bytes))
+    crate::isolated::read(name, bytes, |n, b| xlsx_extras_in_process(n, b))
 }
 
 pub(crate) fn xlsx_extras_in_process(name: &str, bytes: &[u8]) -> Result<Vec<String>, FormatError> {
