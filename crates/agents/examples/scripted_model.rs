@@ -45,19 +45,25 @@ struct Settings {
 type Shared = Arc<Settings>;
 
 fn usage() -> ! {
-    eprintln!("usage: scripted_model [--latency-ms N (default 1000)] [--tool-calls K (default 4)]");
+    eprintln!(
+        "usage: scripted_model [--latency-ms N (default 1000)] [--tool-calls K (default 4)] [--threads T (default: the cores)]"
+    );
     std::process::exit(2)
 }
 
 fn main() {
     let mut latency_ms: u64 = 1000;
     let mut tool_calls: usize = 4;
+    let mut threads: usize = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let value = args.next().unwrap_or_else(|| usage());
         match a.as_str() {
             "--latency-ms" => latency_ms = value.parse().unwrap_or_else(|_| usage()),
             "--tool-calls" => tool_calls = value.parse().unwrap_or_else(|_| usage()),
+            "--threads" => threads = value.parse().unwrap_or_else(|_| usage()),
             _ => usage(),
         }
     }
@@ -66,8 +72,10 @@ fn main() {
         tool_calls,
         counters: Counters::default(),
     });
-    // One thread serves every connection: the latency is a timer, not a blocked thread.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // The latency is a timer, not a blocked thread; the threads parse requests and write
+    // replies (a model API answers a burst of replies in parallel, not one after the other).
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
         .enable_all()
         .build()
     {

@@ -150,9 +150,10 @@ impl World {
     /// The tools of the given apps (a task's `apps`; `files` always, all apps when empty),
     /// sorted by name: what an agent of a task is offered.
     pub fn tool_specs_for(apps: &[String]) -> Vec<ToolSpec> {
-        tools::specs()
-            .into_iter()
+        tools::all_specs()
+            .iter()
             .filter(|t| tools::offered(&t.name, apps))
+            .cloned()
             .collect()
     }
 

@@ -94,6 +94,17 @@ pub fn offered(name: &str, apps: &[String]) -> bool {
 
 /// Every tool, sorted by name.
 pub fn specs() -> Vec<ToolSpec> {
+    all_specs().to_vec()
+}
+
+/// Every tool's spec, built once per process (the schemas are constant; building them was
+/// an eighth of a run's CPU at a thousand concurrent trials, once per turn of each).
+pub(crate) fn all_specs() -> &'static [ToolSpec] {
+    static SPECS: std::sync::LazyLock<Vec<ToolSpec>> = std::sync::LazyLock::new(build_specs);
+    &SPECS
+}
+
+fn build_specs() -> Vec<ToolSpec> {
     let mut v: Vec<ToolSpec> = all()
         .map(|t| ToolSpec {
             name: t.name.to_string(),

@@ -156,16 +156,26 @@ pub(crate) fn resolve_endpoint(
     Ok((base, key))
 }
 
-/// The HTTP client of every `llm` agent of the process (one per proxy setting: a server on
-/// this machine is never reached through an HTTP proxy). A blocking reqwest client runs a
-/// runtime thread of its own and keeps its own connection pool, so one per agent — the run
-/// loop makes an agent per trial — cost a thread and a pool per concurrent trial; shared, the
-/// trials of a run reuse one pool's connections (issue 18).
+/// The HTTP client of an `llm` agent: one of a few per process (per proxy setting: a server on
+/// this machine is never reached through an HTTP proxy), handed out in turn. A blocking
+/// reqwest client runs a runtime thread of its own and keeps its own connection pool, so one
+/// per agent — the run loop makes an agent per trial — cost a thread and a pool per concurrent
+/// trial; shared, the trials of a run reuse a few pools' connections (issue 18).
 fn shared_client(loopback: bool) -> Result<Client, AgentError> {
-    static CLIENTS: std::sync::Mutex<[Option<Client>; 2]> = std::sync::Mutex::new([None, None]);
+    /// Clients (each its own I/O thread and connection pool) agents are spread over: one
+    /// thread serving every request of a thousand concurrent trials answers a burst of
+    /// replies one after the other (docs/BENCHMARKS.md, "Concurrent trials").
+    static CLIENTS: std::sync::Mutex<[Vec<Client>; 2]> =
+        std::sync::Mutex::new([Vec::new(), Vec::new()]);
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let pool = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
     let mut clients = CLIENTS.lock().unwrap_or_else(|p| p.into_inner());
     let slot = &mut clients[usize::from(loopback)];
-    if let Some(client) = slot {
+    let i = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % pool;
+    if let Some(client) = slot.get(i) {
         return Ok(client.clone());
     }
     let mut builder = Client::builder()
@@ -178,7 +188,7 @@ fn shared_client(loopback: bool) -> Result<Client, AgentError> {
     let client = builder
         .build()
         .map_err(|e| AgentError::Failed(format!("cannot set up the HTTP client: {e}")))?;
-    *slot = Some(client.clone());
+    slot.push(client.clone());
     Ok(client)
 }
 
