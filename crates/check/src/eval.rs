@@ -352,7 +352,11 @@ fn run_checks(
 
 /// The checks' process: compile the program, freeze the view, run each check.
 fn checks_job(job: ChecksJob, peer: &mut Peer<'_>) -> Vec<(VerdictStatus, Option<String>)> {
-    let program = match CheckProgram::compile_trusted(&job.path, &job.source) {
+    let compiled = match crate::program::prepared::get(&job.path, &job.source) {
+        Some(p) => Ok(p),
+        None => CheckProgram::compile_trusted(&job.path, &job.source).map(std::rc::Rc::new),
+    };
+    let program = match compiled {
         Ok(p) => p,
         Err(e) => {
             let why = format!("checks.star could not be compiled for the checks: {e}");

@@ -214,9 +214,16 @@ impl CheckProgram {
 
 /// Compile `task.checks` and check that every rubric item's `check = "name"` names a top-level
 /// function of one parameter. `Ok(None)` when the task has no `checks.star`.
+///
+/// A program that compiles is also compiled once in the zygote ([`prepared`]), so that the
+/// processes that run its checks find it there instead of compiling it for every evaluation.
 pub fn load_checks(task: &Task) -> Result<Option<CheckProgram>, TaskErrors> {
     let program = match &task.checks {
-        Some((path, source)) => Some(CheckProgram::compile(path, source)?),
+        Some((path, source)) => {
+            let p = CheckProgram::compile(path, source)?;
+            prepared::offer(path, source);
+            Some(p)
+        }
         None => None,
     };
     let mut errors = Vec::new();
@@ -347,6 +354,69 @@ fn internal(path: &Path, e: impl std::fmt::Display) -> TaskError {
 }
 
 /// Collapse a message onto one line.
+/// Programs compiled in the zygote (`bureau_isolate::prepare_zygote`), which every checks'
+/// process forked after it inherits.
+pub(crate) mod prepared {
+    use std::cell::RefCell;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+    use std::rc::Rc;
+    use std::sync::Mutex;
+
+    use super::CheckProgram;
+
+    /// At most this many bytes of sources are compiled in the zygote (what it holds is copied
+    /// by every fork of it); beyond, the checks' process compiles its program itself.
+    const MAX_SOURCE_BYTES: usize = 32 << 20;
+
+    thread_local! {
+        /// In the zygote (and its forks): the programs compiled there, by [`key`].
+        static PROGRAMS: RefCell<BTreeMap<String, Rc<CheckProgram>>> =
+            const { RefCell::new(BTreeMap::new()) };
+    }
+
+    /// The programs offered to the zygote, and their bytes (in the calling process).
+    static OFFERED: Mutex<(BTreeSet<String>, usize)> = Mutex::new((BTreeSet::new(), 0));
+
+    pub(crate) fn key(path: &Path, source: &str) -> String {
+        let mut h = blake3::Hasher::new();
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(&[0]);
+        h.update(source.as_bytes());
+        h.finalize().to_hex().to_string()
+    }
+
+    /// Have the zygote compile `source` (once per program and process).
+    pub(crate) fn offer(path: &Path, source: &str) {
+        if !bureau_isolate::zygote_running() {
+            return;
+        }
+        let k = key(path, source);
+        {
+            let mut offered = OFFERED.lock().unwrap_or_else(|p| p.into_inner());
+            if offered.0.contains(&k) || offered.1 + source.len() > MAX_SOURCE_BYTES {
+                return;
+            }
+            offered.0.insert(k);
+            offered.1 += source.len();
+        }
+        bureau_isolate::prepare_zygote(compile_here, &(path.to_path_buf(), source.to_string()));
+    }
+
+    /// In the zygote: compile and keep.
+    fn compile_here((path, source): (PathBuf, String)) {
+        if let Ok(p) = CheckProgram::compile_trusted(&path, &source) {
+            PROGRAMS.with(|m| m.borrow_mut().insert(key(&path, &source), Rc::new(p)));
+        }
+    }
+
+    /// The program compiled in the zygote for `path` and `source`, if any.
+    pub(crate) fn get(path: &Path, source: &str) -> Option<Rc<CheckProgram>> {
+        let k = key(path, source);
+        PROGRAMS.with(|m| m.borrow().get(&k).cloned())
+    }
+}
+
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

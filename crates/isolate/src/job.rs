@@ -153,6 +153,27 @@ pub fn start_zygote(warm: fn()) -> bool {
     }
 }
 
+/// Run `f(input)` in the zygote itself, once, so that every job forked after it inherits what
+/// `f` leaves in the process (a table of compiled programs, say, that jobs would otherwise
+/// build again each). Returns whether it was sent: not when no zygote runs. `f` runs after
+/// every job asked for before it and before every job asked for after it; a panic in it is
+/// caught and leaves the zygote as it was. `f` must keep to what a single-threaded process may
+/// do (no threads), and what it leaves must be small: every job's fork copies it.
+pub fn prepare_zygote<I>(f: fn(I), input: &I) -> bool
+where
+    I: Serialize + DeserializeOwned,
+{
+    #[cfg(unix)]
+    {
+        unix::prepare(f, input)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (f, input);
+        false
+    }
+}
+
 /// Whether jobs start from the zygote.
 pub fn zygote_running() -> bool {
     #[cfg(unix)]
@@ -190,13 +211,21 @@ mod unix {
     }
 
     const MAGIC: u64 = 0x6275_7265_6175_6a31; // "bureauj1"
+    /// The header of a "prepare" message: `entry` is a [`PrepareEntry`].
+    const MAGIC_PREPARE: u64 = 0x6275_7265_6175_7031; // "bureaup1"
+    /// The largest input of a "prepare" message.
+    const MAX_PREPARE_BYTES: usize = 256 << 20;
     const HEADER_BYTES: usize = 7 * 8;
 
     impl Header {
         fn encode(&self) -> [u8; HEADER_BYTES] {
+            self.encode_as(MAGIC)
+        }
+
+        fn encode_as(&self, magic: u64) -> [u8; HEADER_BYTES] {
             let mut b = [0u8; HEADER_BYTES];
             let fields = [
-                MAGIC,
+                magic,
                 self.entry,
                 self.function,
                 self.wall_ms,
@@ -210,7 +239,8 @@ mod unix {
             b
         }
 
-        fn decode(b: &[u8]) -> Option<Header> {
+        /// The header and its magic (a job's or a "prepare" message's).
+        fn decode(b: &[u8]) -> Option<(u64, Header)> {
             if b.len() != HEADER_BYTES {
                 return None;
             }
@@ -219,13 +249,18 @@ mod unix {
                 x.copy_from_slice(&b[i * 8..i * 8 + 8]);
                 u64::from_le_bytes(x)
             };
-            (f(0) == MAGIC).then(|| Header {
-                entry: f(1),
-                function: f(2),
-                wall_ms: f(3),
-                memory_bytes: f(4),
-                max_output_bytes: f(5),
-                detect_stuck: f(6),
+            [MAGIC, MAGIC_PREPARE].contains(&f(0)).then(|| {
+                (
+                    f(0),
+                    Header {
+                        entry: f(1),
+                        function: f(2),
+                        wall_ms: f(3),
+                        memory_bytes: f(4),
+                        max_output_bytes: f(5),
+                        detect_stuck: f(6),
+                    },
+                )
             })
         }
 
@@ -240,6 +275,61 @@ mod unix {
 
     /// The function the job's process runs: the monomorphised [`trampoline`] of the job.
     pub(super) type Entry = fn(usize, &mut Peer<'_>) -> Result<Vec<u8>, String>;
+
+    /// What the zygote runs for a "prepare" message: the monomorphised
+    /// [`trampoline_prepare`].
+    type PrepareEntry = fn(usize, &[u8]);
+
+    fn trampoline_prepare<I: DeserializeOwned>(function: usize, bytes: &[u8]) {
+        let Ok(input) = ciborium::from_reader::<I, _>(bytes) else {
+            return;
+        };
+        // SAFETY: `function` is the address of a `fn(I)` taken in `prepare` in this program
+        // (the zygote is a fork of it), and this trampoline is the one monomorphised for `I`.
+        let f: fn(I) = unsafe { std::mem::transmute::<*const (), fn(I)>(function as *const ()) };
+        f(input);
+    }
+
+    pub(super) fn prepare<I: Serialize + DeserializeOwned>(f: fn(I), input: &I) -> bool {
+        let Some(z) = zygote() else {
+            return false;
+        };
+        let mut bytes = Vec::new();
+        if ciborium::into_writer(input, &mut bytes).is_err() || bytes.len() > MAX_PREPARE_BYTES {
+            return false;
+        }
+        let Ok((r, w)) = pipe() else {
+            return false;
+        };
+        let entry: PrepareEntry = trampoline_prepare::<I>;
+        let header = Header {
+            entry: entry as usize as u64,
+            function: f as usize as u64,
+            wall_ms: 0,
+            memory_bytes: 0,
+            max_output_bytes: 0,
+            detect_stuck: 0,
+        };
+        if send_with_fds(z.ctl, &header.encode_as(MAGIC_PREPARE), [r.0, r.0]).is_err() {
+            return false;
+        }
+        drop(r);
+        // The zygote reads the input right away; a zygote gone makes this fail.
+        write_frame(w.0, &bytes).is_ok()
+    }
+
+    /// In the zygote: read the input of a "prepare" message and run it.
+    fn run_prepare(h: &Header, input: i32) {
+        let Ok(bytes) = read_frame(input, MAX_PREPARE_BYTES) else {
+            return;
+        };
+        // SAFETY: `entry` is the address of a `PrepareEntry` in this program, taken in
+        // `prepare`; see `trampoline_prepare`.
+        let entry: PrepareEntry =
+            unsafe { std::mem::transmute::<*const (), PrepareEntry>(h.entry as *const ()) };
+        let function = h.function as usize;
+        let _ = std::panic::catch_unwind(move || entry(function, &bytes));
+    }
 
     /// The input frame of the job, read from the caller.
     fn input_frame(peer: &Peer<'_>) -> Result<Vec<u8>, String> {
@@ -618,7 +708,9 @@ mod unix {
                 unsafe { libc::_exit(0) };
             }
             let parsed = Header::decode(&header[..n]);
-            if let (Some(h), true) = (parsed, fds[0] >= 0 && fds[1] >= 0) {
+            if let (Some((MAGIC_PREPARE, h)), true) = (parsed, fds[0] >= 0) {
+                run_prepare(&h, fds[0]);
+            } else if let (Some((MAGIC, h)), true) = (parsed, fds[0] >= 0 && fds[1] >= 0) {
                 // SAFETY: the zygote has one thread; the supervisor runs `supervise` only.
                 let pid = unsafe { libc::fork() };
                 if pid == 0 {

@@ -169,7 +169,9 @@ where
 }
 
 mod job;
-pub use job::{MAX_QUESTION_BYTES, Peer, run_job, run_on_bytes, start_zygote, zygote_running};
+pub use job::{
+    MAX_QUESTION_BYTES, Peer, prepare_zygote, run_job, run_on_bytes, start_zygote, zygote_running,
+};
 
 #[cfg(unix)]
 mod unix {

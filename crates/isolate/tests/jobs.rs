@@ -7,8 +7,25 @@
 use std::time::{Duration, Instant};
 
 use bureau_isolate::{
-    IsolateError, Limits, Peer, run_job, run_on_bytes, start_zygote, zygote_running,
+    IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, start_zygote, zygote_running,
 };
+
+/// What "prepare" messages left in the zygote (empty in this process).
+static PREPARED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn remember(words: Vec<String>) {
+    if words.iter().any(|w| w == "panic") {
+        panic!("a prepare that panics (on purpose: this test checks the zygote carries on)");
+    }
+    PREPARED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend(words);
+}
+
+fn recall(_x: u8, _peer: &mut Peer<'_>) -> Vec<String> {
+    PREPARED.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
 
 fn limits() -> Limits {
     Limits::new(Duration::from_secs(10), 256 << 20)
@@ -206,10 +223,26 @@ fn main() {
         assert!(start_zygote(|| {}), "the zygote did not start");
         assert!(zygote_running());
         scenarios("from the zygote");
+        // What a "prepare" leaves in the zygote, every later job has; a panicking one
+        // changes nothing and the zygote carries on.
+        let mut none = |_: &[u8]| Vec::new();
+        assert!(prepare_zygote(remember, &vec!["alpha".to_string()]));
+        assert!(prepare_zygote(remember, &vec!["panic".to_string()]));
+        assert!(prepare_zygote(remember, &vec!["beta".to_string()]));
+        assert_eq!(
+            run_job(&limits(), recall, &0, &mut none).unwrap(),
+            vec!["alpha".to_string(), "beta".to_string()]
+        );
+        assert!(
+            PREPARED.lock().unwrap().is_empty(),
+            "prepared here, not in the zygote"
+        );
         println!("jobs from the zygote: ok");
         return;
     }
     scenarios("from this process");
+    // Without a zygote there is nothing to prepare.
+    assert!(!prepare_zygote(remember, &vec!["alpha".to_string()]));
     // The zygote refuses to start while another thread runs (a lock it holds would stay held
     // in every job).
     let (tx, rx) = std::sync::mpsc::channel::<()>();
