@@ -59,7 +59,7 @@
 //! in a process forked from a *zygote* that [`start_zygote`] forked at the start of the
 //! program (a few megabytes, one thread: nothing copied, no lock held); the function can ask
 //! the caller for more through its [`Peer`]. Without a zygote it forks the caller, as
-//! [`run_isolated`] does. Limits and errors are the same. See `job.rs`.
+//! [`run_isolated`] does. Limits and errors are the same. See `job/`.
 
 use std::time::Duration;
 
@@ -226,6 +226,52 @@ mod unix {
 
     pub(crate) fn last_os_error(what: &str) -> IsolateError {
         IsolateError::Spawn(format!("{what}: {}", std::io::Error::last_os_error()))
+    }
+
+    impl Fd {
+        /// The descriptor, no longer closed by this value.
+        pub(crate) fn into_raw(self) -> libc::c_int {
+            let fd = self.0;
+            std::mem::forget(self);
+            fd
+        }
+    }
+
+    /// A connected pair of Unix sockets of `kind` (`SOCK_STREAM`, `SOCK_SEQPACKET`),
+    /// close-on-exec.
+    pub(crate) fn socketpair(kind: libc::c_int) -> Result<(Fd, Fd), IsolateError> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` has room for the pair.
+        if unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                kind | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        } != 0
+        {
+            return Err(last_os_error("socketpair"));
+        }
+        Ok((Fd(fds[0]), Fd(fds[1])))
+    }
+
+    /// Wait up to `wait_ms` for input on `a` and `b` (-1: not watched); their `revents`.
+    pub(crate) fn poll2(
+        a: libc::c_int,
+        b: libc::c_int,
+        wait_ms: libc::c_int,
+    ) -> std::io::Result<[libc::c_short; 2]> {
+        let mut fds = [a, b].map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        // SAFETY: `fds` is a valid array of two pollfd.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, wait_ms) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok([fds[0].revents, fds[1].revents])
     }
 
     pub(crate) fn pipe() -> Result<(Fd, Fd), IsolateError> {
@@ -520,33 +566,24 @@ mod unix {
                 }
             }
             let wait_ms = (deadline - now).as_millis().clamp(1, 250) as libc::c_int;
-            let mut fds = [
-                libc::pollfd {
-                    fd: if out_open { out.0 } else { -1 },
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-                libc::pollfd {
-                    fd: if err_open { err.0 } else { -1 },
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
+            let watched = [
+                if out_open { out.0 } else { -1 },
+                if err_open { err.0 } else { -1 },
             ];
-            // SAFETY: `fds` is a valid array of two pollfd.
-            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, wait_ms) };
-            if n < 0 {
-                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                    continue;
+            let revents = match poll2(watched[0], watched[1], wait_ms) {
+                Ok(r) => r,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    kill_and_reap(pid);
+                    return Err(last_os_error("poll"));
                 }
-                kill_and_reap(pid);
-                return Err(last_os_error("poll"));
-            }
-            for (i, pfd) in fds.iter().enumerate() {
-                if pfd.fd < 0 || pfd.revents == 0 {
+            };
+            for (i, (fd, revents)) in watched.into_iter().zip(revents).enumerate() {
+                if fd < 0 || revents == 0 {
                     continue;
                 }
                 // SAFETY: reading into a live buffer from our own descriptor.
-                let r = unsafe { libc::read(pfd.fd, buf.as_mut_ptr().cast(), buf.len()) };
+                let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
                 if r < 0 {
                     if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                         continue;

@@ -1,0 +1,86 @@
+//! The supervisor: start the job's process, watch it, give the outcome.
+
+use std::time::Instant;
+
+use super::*;
+use crate::IsolateError;
+use crate::job::{Peer, PeerInner};
+use crate::unix::{Fd, address_space_size, child_raw, last_os_error, parent, pipe};
+
+// -- the supervisor: start the job's process, watch it, send the outcome --
+
+/// Fork the job's process (its socket `conn`, closed here once the job has its copy, so
+/// that the caller sees the conversation end with the job) and watch it; the outcome as
+/// sent.
+pub(crate) fn supervise(h: &Header, conn: Fd) -> Vec<u8> {
+    let limits = h.limits();
+    let fail = |e: IsolateError| {
+        let mut v = vec![OUTCOME_ERROR];
+        let _ = ciborium::into_writer(&Wire::from(&e), &mut v);
+        v
+    };
+    let (out_r, out_w) = match pipe() {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let (err_r, err_w) = match pipe() {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let memory_limit = address_space_size().saturating_add(limits.memory_bytes);
+    let cpu = limits.cpu_seconds();
+    let start = Instant::now();
+    // SAFETY: the child runs only `child_raw` with the job's trampoline; see the crate
+    // docs for what a forked child may do.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return fail(last_os_error("fork"));
+    }
+    if pid == 0 {
+        // SAFETY: the parent dying takes the job along.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        // SAFETY: `entry` is the address of the job's trampoline (an `Entry`) in this
+        // program, taken in `run`; see `trampoline`.
+        let entry: Entry = unsafe { std::mem::transmute::<*const (), Entry>(h.entry as *const ()) };
+        let function = h.function as usize;
+        child_raw(
+            out_w.0,
+            err_w.0,
+            Some(conn.0),
+            memory_limit,
+            cpu,
+            move || {
+                let mut peer = Peer {
+                    inner: PeerInner::Socket(4),
+                };
+                entry(function, &mut peer)
+            },
+        );
+    }
+    drop(conn);
+    drop(out_w);
+    drop(err_w);
+    let mut stuck = false;
+    let r = parent(
+        &limits,
+        pid,
+        out_r,
+        err_r,
+        start,
+        memory_limit,
+        &mut stuck,
+        h.detect_stuck != 0,
+    );
+    if stuck {
+        return vec![OUTCOME_STUCK];
+    }
+    match r {
+        Ok(data) => {
+            let mut v = Vec::with_capacity(1 + data.len());
+            v.push(OUTCOME_DATA);
+            v.extend_from_slice(&data);
+            v
+        }
+        Err(e) => fail(e),
+    }
+}
