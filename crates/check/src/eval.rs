@@ -317,6 +317,9 @@ fn run_check(
 struct ChecksJob {
     path: PathBuf,
     source: String,
+    /// The evaluating process and the address of its compiled program: when the checks'
+    /// process is a fork of it (no zygote), the program is in its copy of that memory.
+    caller: (u32, usize),
     names: Vec<String>,
     limits: CheckLimits,
     view: Tree,
@@ -337,6 +340,7 @@ fn run_checks(
     let job = ChecksJob {
         path: program.path().to_path_buf(),
         source: program.source().to_string(),
+        caller: (std::process::id(), program as *const CheckProgram as usize),
         names: names.iter().map(|n| n.to_string()).collect(),
         limits: *limits,
         view: view.clone(),
@@ -352,6 +356,9 @@ fn run_checks(
 
 /// The checks' process: compile the program, freeze the view, run each check.
 fn checks_job(job: ChecksJob, peer: &mut Peer<'_>) -> Vec<(VerdictStatus, Option<String>)> {
+    if let Some(p) = inherited(&job) {
+        return run_all(p, &job, peer);
+    }
     let compiled = match crate::program::prepared::get(&job.path, &job.source) {
         Some(p) => Ok(p),
         None => CheckProgram::compile_trusted(&job.path, &job.source).map(std::rc::Rc::new),
@@ -367,13 +374,46 @@ fn checks_job(job: ChecksJob, peer: &mut Peer<'_>) -> Vec<(VerdictStatus, Option
                 .collect();
         }
     };
+    run_all(&program, &job, peer)
+}
+
+/// The caller's compiled program, when this process is a fork of the caller (its parent):
+/// the caller holds the program borrowed for the whole job, so it is at the same address in
+/// this copy of its memory. Never in a process forked from the zygote (whose parent is its
+/// supervisor).
+fn inherited(job: &ChecksJob) -> Option<&CheckProgram> {
+    let (pid, address) = job.caller;
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    if address == 0 || u32::try_from(parent).ok() != Some(pid) {
+        return None;
+    }
+    // SAFETY: this process is a fork of process `pid` (its parent), made while `pid` held a
+    // `&CheckProgram` at `address` (in `run_checks`, which waits for this job to end), so the
+    // copy of that program is at the same address here, alive and unchanged.
+    let program = unsafe { &*(address as *const CheckProgram) };
+    (program.path() == job.path && program.source() == job.source).then_some(program)
+}
+
+/// Run the job's checks with `program`.
+fn run_all(
+    program: &CheckProgram,
+    job: &ChecksJob,
+    peer: &mut Peer<'_>,
+) -> Vec<(VerdictStatus, Option<String>)> {
     let tz = job.timezone.parse().unwrap_or(chrono_tz::UTC);
     let ask = PeerAsk(RefCell::new(peer));
-    let env = Env::new(&ask, job.user_email, job.turn, tz, job.finals);
+    let env = Env::new(
+        &ask,
+        job.user_email.clone(),
+        job.turn,
+        tz,
+        job.finals.clone(),
+    );
     let view = View::freeze(&job.view);
     job.names
         .iter()
-        .map(|n| run_check_in_process(&program, &env, &view, n, &job.limits))
+        .map(|n| run_check_in_process(program, &env, &view, n, &job.limits))
         .collect()
 }
 

@@ -7,7 +7,9 @@ use serde::de::DeserializeOwned;
 
 use super::*;
 use crate::job::{GRACE, MAX_QUESTION_BYTES, Peer};
-use crate::unix::{Fd, STUCK_AFTER, TRIES, decode, last_os_error, pipe, poll2, socketpair};
+use crate::unix::{
+    Fd, STUCK_AFTER, TRIES, decode, kill_and_reap, last_os_error, pipe, poll2, socketpair,
+};
 use crate::{IsolateError, Limits};
 
 // -- the caller --
@@ -92,21 +94,29 @@ pub(crate) fn run_once(
         drop(outcome_w);
         Started::Zygote
     } else {
-        // From this (multi-threaded) process: watch for a lock held at the fork.
+        // From this (multi-threaded) process: watch for a lock held at the fork. The job is
+        // forked from this thread (see `start`), then watched by a thread of its own, which
+        // owns the outcome pipe's write end.
         header.detect_stuck = 1;
         let h = header;
-        // The watching thread owns the outcome pipe's write end and the job's socket
-        // (closed once the job's process has it).
+        let forked = match start(&h, theirs) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(e)),
+        };
+        let pid = forked.pid;
         let handle = std::thread::Builder::new()
             .name("isolate-watch".into())
             .spawn(move || {
                 let outcome_w = outcome_w;
-                let outcome = supervise(&h, theirs);
+                let outcome = watch(&h, forked);
                 let _ = write_frame(outcome_w.0, &outcome);
             });
         match handle {
             Ok(h) => Started::Here(h),
-            Err(e) => return Ok(Err(IsolateError::Spawn(format!("a thread: {e}")))),
+            Err(e) => {
+                kill_and_reap(pid);
+                return Ok(Err(IsolateError::Spawn(format!("a thread: {e}"))));
+            }
         }
     };
     let r = converse(limits, &mine, &outcome_r, input, serve);

@@ -13,20 +13,35 @@ use crate::unix::{Fd, address_space_size, child_raw, last_os_error, parent, pipe
 /// that the caller sees the conversation end with the job) and watch it; the outcome as
 /// sent.
 pub(crate) fn supervise(h: &Header, conn: Fd) -> Vec<u8> {
+    match start(h, conn) {
+        Ok(started) => watch(h, started),
+        Err(e) => failed(e),
+    }
+}
+
+/// A job's process, forked and not yet watched.
+pub(crate) struct Forked {
+    pub(crate) pid: libc::pid_t,
+    out: Fd,
+    err: Fd,
+    start: Instant,
+    memory_limit: u64,
+}
+
+/// The outcome of a job that could not start or was stopped.
+fn failed(e: IsolateError) -> Vec<u8> {
+    let mut v = vec![OUTCOME_ERROR];
+    let _ = ciborium::into_writer(&Wire::from(&e), &mut v);
+    v
+}
+
+/// Fork the job's process from the calling thread (whose malloc arena the job then uses: the
+/// main thread's grows with `brk`, another thread's by an `mprotect` per page, thousands per
+/// job); `conn` is closed here once the job has its copy.
+pub(crate) fn start(h: &Header, conn: Fd) -> Result<Forked, IsolateError> {
     let limits = h.limits();
-    let fail = |e: IsolateError| {
-        let mut v = vec![OUTCOME_ERROR];
-        let _ = ciborium::into_writer(&Wire::from(&e), &mut v);
-        v
-    };
-    let (out_r, out_w) = match pipe() {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let (err_r, err_w) = match pipe() {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
     let memory_limit = address_space_size().saturating_add(limits.memory_bytes);
     let cpu = limits.cpu_seconds();
     let start = Instant::now();
@@ -34,7 +49,7 @@ pub(crate) fn supervise(h: &Header, conn: Fd) -> Vec<u8> {
     // docs for what a forked child may do.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return fail(last_os_error("fork"));
+        return Err(last_os_error("fork"));
     }
     if pid == 0 {
         // SAFETY: the parent dying takes the job along.
@@ -58,16 +73,26 @@ pub(crate) fn supervise(h: &Header, conn: Fd) -> Vec<u8> {
         );
     }
     drop(conn);
-    drop(out_w);
-    drop(err_w);
+    Ok(Forked {
+        pid,
+        out: out_r,
+        err: err_r,
+        start,
+        memory_limit,
+    })
+}
+
+/// Watch a started job until it ends or is stopped; the outcome as sent.
+pub(crate) fn watch(h: &Header, s: Forked) -> Vec<u8> {
+    let limits = h.limits();
     let mut stuck = false;
     let r = parent(
         &limits,
-        pid,
-        out_r,
-        err_r,
-        start,
-        memory_limit,
+        s.pid,
+        s.out,
+        s.err,
+        s.start,
+        s.memory_limit,
         &mut stuck,
         h.detect_stuck != 0,
     );
@@ -81,6 +106,6 @@ pub(crate) fn supervise(h: &Header, conn: Fd) -> Vec<u8> {
             v.extend_from_slice(&data);
             v
         }
-        Err(e) => fail(e),
+        Err(e) => failed(e),
     }
 }
