@@ -7,7 +7,6 @@
 //! evaluating process answers with [`answer`], from the world it holds: the checks' process
 //! has no other way to the world, the file system or the task directory.
 
-use bureau_core::task::Task;
 use serde::{Deserialize, Serialize};
 
 use crate::view::{Ctx, Entry, calendar_entries, mail_entries};
@@ -121,7 +120,7 @@ pub(crate) fn answer(ctx: &Ctx<'_>, q: &[u8]) -> Vec<u8> {
         Query::ReferenceIsFile(rel) => {
             cbor(&crate::reference::locate(ctx.task, &rel).map(|p| p.is_file()))
         }
-        Query::ReferenceBytes(rel) => encode_bytes(reference_bytes(ctx.task, &rel)),
+        Query::ReferenceBytes(rel) => encode_bytes(crate::reference::read(ctx.task, &rel)),
         Query::Mail => cbor::<Vec<Entry>>(&mail_entries(ctx.world, ctx.tz)),
         Query::MailUsers => cbor(&ctx.world.mail().users()),
         Query::Calendar => cbor::<Vec<Entry>>(&calendar_entries(ctx.world, ctx.tz)),
@@ -130,10 +129,6 @@ pub(crate) fn answer(ctx: &Ctx<'_>, q: &[u8]) -> Vec<u8> {
             cbor(&code_file(ctx, &repo, branch.as_deref(), &path))
         }
     }
-}
-
-fn reference_bytes(task: &Task, rel: &str) -> Result<Vec<u8>, String> {
-    crate::reference::read(task, rel)
 }
 
 /// Workspace file paths under `dir` ("" = everything), recursive, sorted; a directory that

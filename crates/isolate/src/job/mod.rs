@@ -92,7 +92,11 @@ where
 {
     #[cfg(unix)]
     {
-        unix::run(limits, f, input, serve)
+        let mut bytes = Vec::new();
+        ciborium::into_writer(input, &mut bytes)
+            .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+        let entry: unix::Entry = unix::trampoline::<I, O>;
+        unix::run_entry(limits, entry, f as usize, &bytes, serve)
     }
     #[cfg(not(unix))]
     {

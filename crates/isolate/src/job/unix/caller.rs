@@ -2,11 +2,10 @@
 
 use std::time::Instant;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::*;
-use crate::job::{GRACE, MAX_QUESTION_BYTES, Peer};
+use crate::job::{GRACE, MAX_QUESTION_BYTES};
 use crate::unix::{
     Fd, STUCK_AFTER, TRIES, decode, kill_and_reap, last_os_error, pipe, poll2, socketpair,
 };
@@ -20,23 +19,6 @@ pub(crate) enum Started {
     Zygote,
     /// By this process: the child, and the thread that watches it.
     Here(std::thread::JoinHandle<()>),
-}
-
-pub(crate) fn run<I, O>(
-    limits: &Limits,
-    f: fn(I, &mut Peer<'_>) -> O,
-    input: &I,
-    serve: &mut dyn FnMut(&[u8]) -> Vec<u8>,
-) -> Result<O, IsolateError>
-where
-    I: Serialize + DeserializeOwned,
-    O: Serialize + DeserializeOwned,
-{
-    let mut bytes = Vec::new();
-    ciborium::into_writer(input, &mut bytes)
-        .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
-    let entry: Entry = trampoline::<I, O>;
-    run_entry(limits, entry, f as usize, &bytes, serve)
 }
 
 /// Run the job whose process runs `entry(function, ...)` on the encoded `input`.

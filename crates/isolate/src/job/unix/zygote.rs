@@ -3,7 +3,10 @@
 use std::sync::OnceLock;
 
 use super::*;
-use crate::unix::{Fd, socketpair};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::unix::{Fd, pipe, socketpair};
 
 // -- the zygote --
 
@@ -210,4 +213,61 @@ pub(crate) fn send_with_fds(ctl: i32, header: &[u8], fds: [i32; 2]) -> std::io::
             return Err(e);
         }
     }
+}
+
+// -- "prepare" messages --
+
+/// What the zygote runs for a "prepare" message: the monomorphised
+/// [`trampoline_prepare`].
+pub(crate) type PrepareEntry = fn(usize, &[u8]);
+
+pub(crate) fn trampoline_prepare<I: DeserializeOwned>(function: usize, bytes: &[u8]) {
+    let Ok(input) = ciborium::from_reader::<I, _>(bytes) else {
+        return;
+    };
+    // SAFETY: `function` is the address of a `fn(I)` taken in `prepare` in this program
+    // (the zygote is a fork of it), and this trampoline is the one monomorphised for `I`.
+    let f: fn(I) = unsafe { std::mem::transmute::<*const (), fn(I)>(function as *const ()) };
+    f(input);
+}
+
+pub(crate) fn prepare<I: Serialize + DeserializeOwned>(f: fn(I), input: &I) -> bool {
+    let Some(z) = zygote() else {
+        return false;
+    };
+    let mut bytes = Vec::new();
+    if ciborium::into_writer(input, &mut bytes).is_err() || bytes.len() > MAX_PREPARE_BYTES {
+        return false;
+    }
+    let Ok((r, w)) = pipe() else {
+        return false;
+    };
+    let entry: PrepareEntry = trampoline_prepare::<I>;
+    let header = Header {
+        entry: entry as usize as u64,
+        function: f as usize as u64,
+        wall_ms: 0,
+        memory_bytes: 0,
+        max_output_bytes: 0,
+        detect_stuck: 0,
+    };
+    if send_with_fds(z.ctl, &header.encode_as(MAGIC_PREPARE), [r.0, r.0]).is_err() {
+        return false;
+    }
+    drop(r);
+    // The zygote reads the input right away; a zygote gone makes this fail.
+    write_frame(w.0, &bytes).is_ok()
+}
+
+/// In the zygote: read the input of a "prepare" message and run it.
+pub(crate) fn run_prepare(h: &Header, input: i32) {
+    let Ok(bytes) = read_frame(input, MAX_PREPARE_BYTES) else {
+        return;
+    };
+    // SAFETY: `entry` is the address of a `PrepareEntry` in this program, taken in
+    // `prepare`; see `trampoline_prepare`.
+    let entry: PrepareEntry =
+        unsafe { std::mem::transmute::<*const (), PrepareEntry>(h.entry as *const ()) };
+    let function = h.function as usize;
+    let _ = std::panic::catch_unwind(move || entry(function, &bytes));
 }
