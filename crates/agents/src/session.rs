@@ -337,20 +337,27 @@ impl ToolSession {
         self.step_inner(tool, args, |args, state| {
             let job = make(args);
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            // The caller's CPU permit (`bureau_core::cpu`) goes with the call: the tool thread
+            // works for the caller, which only waits for it; it comes back with the answer, or
+            // stays with an abandoned call until it ends.
+            let (loan, lent) = bureau_core::cpu::lend();
             let handle = match std::thread::Builder::new()
                 .name(format!("tool {tool}"))
                 .spawn(move || {
-                    let _ = tx.send(job());
+                    let _ = tx.send(lent.carry(job));
                 }) {
                 Ok(h) => h,
                 Err(e) => {
+                    loan.reclaim();
                     return Ok(ToolOutcome::Error {
                         message: format!("`{tool}` could not be started: {e}"),
                     });
                 }
             };
             let grace = stall_grace(self.limits.wall);
-            match rx.recv_timeout(self.time_left() + grace) {
+            let answer = rx.recv_timeout(self.time_left() + grace);
+            loan.reclaim();
+            match answer {
                 Ok(outcome) => Ok(outcome),
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     // The tool panicked: carry its panic to the caller as before.

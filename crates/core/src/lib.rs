@@ -3,6 +3,7 @@
 //! Everything the other crates pass between each other lives here, so that the crates can
 //! follow the data's path with one-way dependencies:
 //!
+//! * [`cpu`] — the gate that lets a few threads at a time run trials' CPU-bound work;
 //! * [`history`] — a task's dialogue history (`history.json`) and the `--context` setting;
 //! * [`task`] — the task format (`task.toml`, `turns/`, `solution/`) and its validating loader;
 //! * [`suite`] — a directory of tasks with `suite.toml` and named subsets;
@@ -16,6 +17,7 @@
 //! ([`error::TaskError`]).
 
 pub mod cache;
+pub mod cpu;
 pub mod error;
 pub mod history;
 pub mod interrupt;

@@ -35,6 +35,18 @@ pub(crate) fn run_trial(
     max_attempts: u32,
     claim: Option<&crate::claim::Claim>,
 ) -> Result<Option<TrialResult>, RunError> {
+    // The trial's own computing holds a CPU permit (`bureau_core::cpu`); what it waits for
+    // (the model, a harness) gives it up.
+    bureau_core::cpu::busy(|| trial_attempts(job, factory, scoring, max_attempts, claim))
+}
+
+fn trial_attempts(
+    job: &TrialJob<'_>,
+    factory: &AgentFactory<'_>,
+    scoring: &Scoring<'_>,
+    max_attempts: u32,
+    claim: Option<&crate::claim::Claim>,
+) -> Result<Option<TrialResult>, RunError> {
     let attempts_dir = job.dir.join(ATTEMPTS);
     let mut k = rundir::attempt_numbers(&job.dir)?
         .last()

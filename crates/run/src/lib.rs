@@ -574,6 +574,9 @@ pub fn run_full(
             dir,
         });
     }
+    // The costliest trials first (longest processing time first; ties in list order): the
+    // run ends soonest when its longest trials are not the last to start.
+    jobs.sort_by_key(|j| std::cmp::Reverse(shard::trial_cost(j.task)));
     let total = jobs.len() + skipped;
 
     let progress = Progress::new(total as u64, skipped as u64, config.quiet);
@@ -586,6 +589,15 @@ pub fn run_full(
         }
     };
     let workers = config.concurrency.max(1).min(jobs.len().max(1));
+    // More trials at once than cores: their computing goes through the CPU gate, a core's
+    // worth at a time in arrival order, instead of all of it sharing the cores in lockstep
+    // (`bureau_core::cpu`).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let permits = std::env::var("BUREAU_CPU_PERMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cores);
+    let _gate = (workers > permits).then(|| bureau_core::cpu::Permits::set(permits));
     // -- model API limits: this process's part of each agent's budget --
     let budgets = budget::resolve(config.budget, &config.agent_budgets, &config.agents);
     let mut rate_limits = BTreeMap::new();
@@ -684,13 +696,17 @@ pub fn run_full(
                         continue;
                     }
                     heartbeat.hold(&held);
-                    let ran = trial::run_trial(
-                        job,
-                        factory,
-                        &scoring,
-                        config.retries.saturating_add(1),
-                        Some(&held),
-                    );
+                    // Ranked at the CPU gate by its place in the run order: a trial that
+                    // started goes before the ones after it (`bureau_core::cpu::ranked`).
+                    let ran = bureau_core::cpu::ranked(i as u64, || {
+                        trial::run_trial(
+                            job,
+                            factory,
+                            &scoring,
+                            config.retries.saturating_add(1),
+                            Some(&held),
+                        )
+                    });
                     heartbeat.drop_claim(&held);
                     held.release();
                     scheduler.finished(i);

@@ -101,7 +101,8 @@ pub fn write_atomic_as(path: &Path, bytes: &[u8], sync: bool) -> Result<(), RunE
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         if sync {
-            f.sync_all()?;
+            // Waiting on the disk is no CPU work (`bureau_core::cpu`).
+            bureau_core::cpu::waiting(|| f.sync_all())?;
         }
         std::fs::rename(&tmp, path)
     };
@@ -149,7 +150,7 @@ pub fn create_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<bool
     let write = || -> std::io::Result<bool> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&bytes)?;
-        f.sync_all()?;
+        bureau_core::cpu::waiting(|| f.sync_all())?;
         let linked = match std::fs::hard_link(&tmp, path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),

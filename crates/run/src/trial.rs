@@ -17,6 +17,7 @@ use bureau_agents::{Recorder, ToolSession, TurnInput, TurnLimits};
 use bureau_check::eval::{CheckLimits, evaluate_judged};
 use bureau_check::metrics::task_trial_score;
 use bureau_check::{CheckProgram, Judge};
+use bureau_core::cpu;
 use bureau_core::history::ContextSetting;
 use bureau_core::log::Actor;
 use bureau_core::result::{
@@ -371,6 +372,34 @@ pub(crate) fn scored(task: &Task, verdicts: &[Verdict]) -> (TrialStatus, Option<
     (status, Some(score))
 }
 
+/// The trial's agent; dropped (a harness process stopped and waited for) without holding a
+/// CPU permit of the trial.
+struct Held(Option<Box<dyn bureau_agents::Agent>>);
+
+impl std::ops::Deref for Held {
+    type Target = Box<dyn bureau_agents::Agent>;
+    fn deref(&self) -> &Self::Target {
+        self.0
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("the agent is taken only on drop"))
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("the agent is taken only on drop"))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let agent = self.0.take();
+        cpu::waiting(|| drop(agent));
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn drive(
     task: &Task,
@@ -384,13 +413,16 @@ fn drive(
     verdicts: &mut Vec<Verdict>,
     rounds: &mut Rounds,
 ) -> Result<(), String> {
-    let mut agent = factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?;
+    let mut agent = Held(Some(
+        factory(spec).map_err(|e| format!("making agent `{spec}`: {e}"))?,
+    ));
     if let Some(limit) = scoring.rate_limits.and_then(|l| l.get(spec)) {
         agent.set_rate_limit(limit.clone());
     }
     // -- workspace replicas (issue 5) --
     let leased = match scoring.replicas {
-        Some(r) => r.lease(task)?,
+        // Waiting for a replica is no CPU work (`bureau_core::cpu`).
+        Some(r) => cpu::waiting(|| r.lease(task))?,
         None => None,
     };
     let world = match leased {
@@ -408,7 +440,11 @@ fn drive(
         lock(&world).set_reply_policy(make());
     }
 
-    match catch_unwind(AssertUnwindSafe(|| agent.start_trial(task))) {
+    // The agent's own work holds no CPU permit of the trial: a harness or a person is waited
+    // for; the `llm` agent takes one itself for its computing between model calls.
+    match catch_unwind(AssertUnwindSafe(|| {
+        cpu::waiting(|| agent.start_trial(task))
+    })) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(format!("agent error before turn 1: {e}")),
         Err(panic) => {
@@ -458,7 +494,9 @@ fn drive(
         loop {
             let session = ToolSession::new(world.clone(), recorder.clone(), n, turn_limits);
             let round = input.round;
-            let output = catch_unwind(AssertUnwindSafe(|| agent.run_turn(&input, &session)));
+            let output = catch_unwind(AssertUnwindSafe(|| {
+                cpu::waiting(|| agent.run_turn(&input, &session))
+            }));
             // A world tool call that blocked past the turn's limit still holds the world: end
             // the trial without touching it (no snapshot, no export).
             if let Some(why) = session.stalled() {

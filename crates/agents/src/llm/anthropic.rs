@@ -124,12 +124,22 @@ pub(crate) fn user(text: &str) -> Value {
 
 /// The request body for the conversation `messages`.
 pub(crate) fn request(p: &CallParams<'_>, messages: &[Value]) -> Value {
+    to_value(&body(p, messages))
+}
+
+/// The request as the bytes sent (no `Value` tree of the conversation made on the way).
+pub(crate) fn request_bytes(p: &CallParams<'_>, messages: &[Value]) -> Vec<u8> {
+    // Strings for keys and plain values throughout: serialising cannot fail.
+    serde_json::to_vec(&body(p, messages)).unwrap_or_default()
+}
+
+fn body<'a>(p: &'a CallParams<'_>, messages: &'a [Value]) -> Request<'a> {
     let system = if p.system.is_empty() {
         Vec::new()
     } else {
         vec![json!({"type": "text", "text": p.system, "cache_control": {"type": "ephemeral"}})]
     };
-    to_value(&Request {
+    Request {
         model: p.model,
         max_tokens: p.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         system,
@@ -146,7 +156,7 @@ pub(crate) fn request(p: &CallParams<'_>, messages: &[Value]) -> Value {
         temperature: p.sampling.temperature,
         top_p: p.sampling.top_p,
         extra: p.extra,
-    })
+    }
 }
 
 /// Read a response body: its text blocks, tool uses, usage and the content to keep.

@@ -275,7 +275,18 @@ impl LlmAgent {
     }
 
     /// The request body of the next call.
-    fn request_body(&self, tools: &[ToolSpec]) -> Value {
+    /// The request for `tools` and the conversation so far: the bytes sent, and what the
+    /// trajectory records — without the messages and tools an earlier record of this trial
+    /// already holds. Returns (bytes, record, messages left out, tools left out).
+    ///
+    /// The bytes are serialised straight from the conversation, and the record is made of the
+    /// new messages only: no `Value` copy of the whole conversation is made per call, nor kept
+    /// while the model answers (issue 18).
+    fn request(
+        &mut self,
+        tools: &[ToolSpec],
+        tools_digest: blake3::Hash,
+    ) -> (Vec<u8>, Value, u64, bool) {
         let per_call = self
             .def
             .sampling
@@ -291,7 +302,7 @@ impl LlmAgent {
             }
             None => per_call,
         };
-        let params = CallParams {
+        let mut params = CallParams {
             model: &self.def.model.model,
             system: &self.system,
             tools,
@@ -299,36 +310,28 @@ impl LlmAgent {
             max_output_tokens,
             extra: &self.def.extra_body,
         };
-        match self.provider() {
-            Provider::OpenAi => openai::request(&params, &self.messages),
-            Provider::Anthropic => anthropic::request(&params, &self.messages),
+        let provider = self.provider();
+        let bytes = match provider {
+            Provider::OpenAi => openai::request_bytes(&params, &self.messages),
+            Provider::Anthropic => anthropic::request_bytes(&params, &self.messages),
+        };
+        let total = self.messages.len();
+        let elided = self.recorded_messages.min(total);
+        let tools_elided = !tools.is_empty() && self.recorded_tools == Some(tools_digest);
+        if tools_elided {
+            params.tools = &[];
         }
-    }
-
-    /// `body` as recorded: without the messages and tools an earlier record of this trial
-    /// already holds. Returns (request, messages left out, tools left out).
-    fn elide(&mut self, mut request: Value) -> (Value, u64, bool) {
-        scrub_media(&mut request);
-        let mut elided = 0;
-        if let Some(Value::Array(messages)) = request.get_mut("messages") {
-            let total = messages.len();
-            elided = self.recorded_messages.min(total);
-            messages.drain(..elided);
-            self.recorded_messages = total;
+        let new = &self.messages[elided..];
+        let mut record = match provider {
+            Provider::OpenAi => openai::request(&params, new),
+            Provider::Anthropic => anthropic::request(&params, new),
+        };
+        scrub_media(&mut record);
+        self.recorded_messages = total;
+        if !tools.is_empty() {
+            self.recorded_tools = Some(tools_digest);
         }
-        let mut tools_elided = false;
-        if let Some(obj) = request.as_object_mut()
-            && let Some(tools) = obj.get("tools")
-        {
-            let digest = blake3::hash(&retry::json_bytes(tools));
-            if self.recorded_tools == Some(digest) {
-                obj.remove("tools");
-                tools_elided = true;
-            } else {
-                self.recorded_tools = Some(digest);
-            }
-        }
-        (request, elided as u64, tools_elided)
+        (bytes, record, elided as u64, tools_elided)
     }
 
     /// Make one model call (with retries) and record it. `Ok(None)`: the turn's time ran out.
@@ -336,18 +339,14 @@ impl LlmAgent {
         &mut self,
         tools: &ToolSession,
         specs: &[ToolSpec],
+        tools_digest: blake3::Hash,
         deadline: Instant,
     ) -> Result<Option<(Reply, Value)>, AgentError> {
         let client = self
             .client
             .clone()
             .ok_or_else(|| AgentError::Failed("llm: run_turn before start_trial".into()))?;
-        let body = self.request_body(specs);
-        // What the trajectory records, then the body as text: the `Value` tree (the tools'
-        // schemas, the conversation) is not held while the model answers (issue 18).
-        let bytes = retry::json_bytes(&body);
-        let (request, messages_elided, tools_elided) = self.elide(body);
-        let body = bytes;
+        let (body, request, messages_elided, tools_elided) = self.request(specs, tools_digest);
         let key = self.key.as_ref().map(|k| k.0.as_str());
         let headers = match self.provider() {
             Provider::OpenAi => openai::headers(key),
@@ -364,7 +363,7 @@ impl LlmAgent {
         // The agent's requests-per-minute budget (`--rpm`): wait for a slot, unless it comes
         // after the turn's time.
         let budget_wait = match &self.rate_limit {
-            Some(limit) => match limit.acquire(deadline) {
+            Some(limit) => match bureau_core::cpu::waiting(|| limit.acquire(deadline)) {
                 Ok(w) => Some(w.as_millis().try_into().unwrap_or(u64::MAX)),
                 Err(()) => return Ok(None),
             },
@@ -490,11 +489,23 @@ impl Agent for LlmAgent {
         turn: &TurnInput,
         tools: &ToolSession,
     ) -> Result<TurnOutput, AgentError> {
+        // Building requests, reading answers and running tool calls is the trial's CPU work:
+        // it holds a permit of the run's CPU gate, given up while the model answers
+        // (`retry::call`) and while a shell command runs.
+        bureau_core::cpu::busy(|| self.turn(turn, tools))
+    }
+}
+
+impl LlmAgent {
+    fn turn(&mut self, turn: &TurnInput, tools: &ToolSession) -> Result<TurnOutput, AgentError> {
         let deadline = Instant::now() + tools.time_left();
         let mut specs = tools.tool_specs();
         if self.shell.is_some() {
             specs.push(shell::spec(&self.def.shell));
         }
+        // Whether the tools changed since the last recorded request (then they are recorded
+        // again): their digest, once per turn.
+        let tools_digest = blake3::hash(&serde_json::to_vec(&specs).unwrap_or_default());
         // A feedback round continues the turn: the user's reply is the new user message.
         let tz = tools
             .world()
@@ -531,7 +542,8 @@ impl Agent for LlmAgent {
                 );
                 return Ok(TurnOutput::default());
             }
-            let Some((reply, content)) = self.call_model(tools, &specs, deadline)? else {
+            let Some((reply, content)) = self.call_model(tools, &specs, tools_digest, deadline)?
+            else {
                 tools.stop(
                     "wall_seconds",
                     format!(

@@ -158,7 +158,17 @@ pub(crate) fn user(text: &str) -> Value {
 
 /// The request body for the conversation `messages`.
 pub(crate) fn request(p: &CallParams<'_>, messages: &[Value]) -> Value {
-    to_value(&Request {
+    to_value(&body(p, messages))
+}
+
+/// The request as the bytes sent (no `Value` tree of the conversation made on the way).
+pub(crate) fn request_bytes(p: &CallParams<'_>, messages: &[Value]) -> Vec<u8> {
+    // Strings for keys and plain values throughout: serialising cannot fail.
+    serde_json::to_vec(&body(p, messages)).unwrap_or_default()
+}
+
+fn body<'a>(p: &'a CallParams<'_>, messages: &'a [Value]) -> Request<'a> {
+    Request {
         model: p.model,
         messages,
         tools: p.tools.iter().map(tool).collect(),
@@ -167,7 +177,7 @@ pub(crate) fn request(p: &CallParams<'_>, messages: &[Value]) -> Value {
         max_completion_tokens: p.max_output_tokens,
         seed: p.sampling.seed,
         extra: p.extra,
-    })
+    }
 }
 
 fn tool(spec: &ToolSpec) -> Tool<'_> {

@@ -68,7 +68,8 @@ pub(crate) fn call<T>(
         }
         let bounded_by_turn = left < policy.request_timeout;
         let timeout = policy.request_timeout.min(left);
-        let failure = match attempt(client, req, timeout, &parse) {
+        // The model answering holds no CPU permit of the run (`bureau_core::cpu`).
+        let failure = match bureau_core::cpu::waiting(|| attempt(client, req, timeout, &parse)) {
             Ok(answer) => return Ok(answer),
             Err(Attempt::Fatal(message)) => return Err(CallError::Fatal(message)),
             Err(Attempt::TimedOut) if bounded_by_turn => return Err(CallError::OutOfTime),
@@ -125,7 +126,7 @@ pub(crate) fn call<T>(
             reason: failure.reason,
             wait_ms: wait.as_millis() as u64,
         });
-        std::thread::sleep(wait);
+        bureau_core::cpu::waiting(|| std::thread::sleep(wait));
         waited += wait;
     }
 }

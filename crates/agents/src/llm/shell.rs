@@ -160,7 +160,8 @@ pub fn run(
     if limits.wall.is_zero() {
         return error("the turn has no time left to run a command".into());
     }
-    match shell.run_at(command, workspace, entry, &limits) {
+    // A command may sleep or wait on I/O: it holds no CPU permit of the run meanwhile.
+    match bureau_core::cpu::waiting(|| shell.run_at(command, workspace, entry, &limits)) {
         Ok(out) => ToolOutcome::ok(json!({
                 "exit_code": out.exit_code,
                 "signal": out.signal,

@@ -108,9 +108,14 @@ pub fn pack(dir: &Path) -> Result<PackStats, TrialFilesError> {
         return Err(e);
     }
     stats.archive_bytes = std::fs::metadata(&archive).map(|m| m.len()).unwrap_or(0);
-    for (_, root) in &dirs {
-        std::fs::remove_dir_all(root).map_err(|e| TrialFilesError::io(root, e))?;
-    }
+    // Deleting can wait on the disk (a file system mounted with `discard` trims every freed
+    // block as it goes): no CPU work (`bureau_core::cpu`).
+    bureau_core::cpu::waiting(|| {
+        for (_, root) in &dirs {
+            std::fs::remove_dir_all(root).map_err(|e| TrialFilesError::io(root, e))?;
+        }
+        Ok::<(), TrialFilesError>(())
+    })?;
     Ok(stats)
 }
 
@@ -149,7 +154,8 @@ fn write_archive(
     }
     let out = zip.finish().map_err(zip_err)?;
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
+    // Waiting on the disk is no CPU work (`bureau_core::cpu`).
+    bureau_core::cpu::waiting(|| file.sync_all()).map_err(io)?;
     Ok(())
 }
 
