@@ -8,17 +8,21 @@ Against the scripted model server (crates/agents/examples/scripted_model.rs: eve
 answered after a fixed latency; per turn K `files_list` calls, then a text) it runs
 `bureau run <suite> --agent llm:openai:scripted --epochs E --concurrency C` and reports:
 
-- ideal wall: the run loop's own schedule (job i to the first free worker, in run order) with
-  every trial costing only its model calls: turns × (K + 1) × latency. With C ≥ trials this
-  is the longest trial (3 turns × 5 calls × 1 s = 15 s for the starter suite).
+- ideal wall: the run loop's own schedule (job i to the first free worker, in run order —
+  costliest first) with every trial costing only its model calls: turns × (K + 1) × latency.
+  With C ≥ trials this is the longest trial (3 turns × 5 calls × 1 s = 15 s for the starter
+  suite).
 - measured wall, and the ratio measured / ideal;
 - peak memory of the whole process tree (bureau and every descendant: forked check children,
   shells), sampled from /proc every 50 ms, as the sum of PSS (proportional set size: a page
   shared by a parent and its forked child counts once in total, not once per process) and as
   the sum of RSS (counts such pages once per process — an overcount for forked children);
   plus /usr/bin/time's maximum RSS of the bureau process itself;
-- memory per concurrent trial = (peak tree PSS of the case − peak tree PSS of a 1-trial run)
-  / concurrency;
+- peak scratch: the most `/dev/shm` held above what it held before the case (the trials'
+  trees are built there when it has room, `bureau run --scratch auto`; tmpfs pages are in no
+  process's PSS, so they are counted here);
+- memory per concurrent trial = (peak tree PSS + peak scratch of the case − the same of a
+  1-trial run) / concurrency;
 - the server's maximum number of requests in flight at once (the overlap, proven);
 - whether every trial's verdicts equal those of a concurrency-1 run (verdicts.json compared
   with the epoch field dropped).
@@ -78,7 +82,8 @@ class Sampler(threading.Thread):
     def __init__(self, root, interval=0.05):
         super().__init__(daemon=True)
         self.root, self.interval = root, interval
-        self.peak_pss = self.peak_rss = self.peak_procs = 0
+        self.peak_pss = self.peak_rss = self.peak_procs = self.peak_shm = 0
+        self.shm_before = shm_used()
         self.stop = threading.Event()
 
     def run(self):
@@ -92,7 +97,17 @@ class Sampler(threading.Thread):
             self.peak_pss = max(self.peak_pss, pss)
             self.peak_rss = max(self.peak_rss, rss)
             self.peak_procs = max(self.peak_procs, len(pids))
+            self.peak_shm = max(self.peak_shm, shm_used() - self.shm_before)
             self.stop.wait(self.interval)
+
+
+def shm_used():
+    """Bytes in use on /dev/shm (0 when there is none)."""
+    try:
+        st = os.statvfs("/dev/shm")
+    except OSError:
+        return 0
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
 
 
 def http(url, method="GET"):
@@ -129,7 +144,8 @@ def ideal_wall(costs, concurrency):
     """The run loop's schedule with no overhead: each job to the first free worker."""
     free = [0.0] * min(concurrency, len(costs))
     end = 0.0
-    for c in costs:
+    # `bureau run` starts the costliest trials first (longest processing time first).
+    for c in sorted(costs, reverse=True):
         i = min(range(len(free)), key=free.__getitem__)
         free[i] += c
         end = max(end, free[i])
@@ -185,6 +201,7 @@ def run_case(args, base, name, targets, epochs, concurrency, costs):
         "wall": wall,
         "peak_pss_mb": sampler.peak_pss / 1024,
         "peak_rss_mb": sampler.peak_rss / 1024,
+        "peak_shm_mb": sampler.peak_shm / (1 << 20),
         "peak_procs": sampler.peak_procs,
         "bureau_max_rss_mb": max_rss / 1024,
         "requests": stats["requests"],
@@ -242,12 +259,13 @@ def main():
     finally:
         server.kill()
 
-    baseline = next((r["peak_pss_mb"] for r in rows if r["case"] == "c1"), None)
+    held = lambda r: r["peak_pss_mb"] + r["peak_shm_mb"]
+    baseline = next((held(r) for r in rows if r["case"] == "c1"), None)
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"\nlatency {latency:g} s, {calls} calls per turn; load average at the end: {' '.join(load)}")
-    print("| trials | concurrency | ideal | measured | ratio | peak tree PSS | peak tree RSS (sum) | bureau max RSS | per concurrent trial | procs | max in flight | verdicts = c1 |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| trials | concurrency | ideal | measured | ratio | peak tree PSS | peak scratch | peak tree RSS (sum) | bureau max RSS | per concurrent trial | procs | max in flight | verdicts = c1 |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     failed = False
     for r in rows:
         got = verdicts_by_task(r["out"])
@@ -255,14 +273,14 @@ def main():
         failed |= not same
         per = "—"
         if baseline is not None and r["case"] not in ("c1", "serial"):
-            per = f"{(r['peak_pss_mb'] - baseline) / r['concurrency'] * 1024:.0f} kB"
+            per = f"{(held(r) - baseline) / r['concurrency'] * 1024:.0f} kB"
         print(
             f"| {r['trials']} | {r['concurrency']} | {r['ideal']:.1f} s | {r['wall']:.1f} s | "
-            f"{r['wall'] / r['ideal']:.2f}× | {r['peak_pss_mb']:.0f} MB | {r['peak_rss_mb']:.0f} MB | "
+            f"{r['wall'] / r['ideal']:.2f}× | {r['peak_pss_mb']:.0f} MB | {r['peak_shm_mb']:.0f} MB | {r['peak_rss_mb']:.0f} MB | "
             f"{r['bureau_max_rss_mb']:.0f} MB | {per} | {r['peak_procs']} | {r['max_in_flight']} | "
             f"{'yes' if same else 'NO'} |"
         )
-    print("per concurrent trial = (peak tree PSS − peak tree PSS of the 1-trial run) / concurrency")
+    print("per concurrent trial = (peak tree PSS + peak scratch − the same of the 1-trial run) / concurrency")
     if failed:
         sys.exit("verdicts differ from the concurrency-1 run")
 

@@ -101,7 +101,9 @@ fn trial_attempts(
             if claim.is_some_and(|c| !c.still_mine()) {
                 return Ok(None);
             }
-            return finalize(job, k, outcome, claim);
+            // Moving and deleting files: little CPU, and a deletion can wait on the disk (a
+            // file system mounted with `discard`), so no CPU permit is held for it.
+            return bureau_core::cpu::waiting(|| finalize(job, k, outcome, claim));
         }
     }
 }
@@ -111,7 +113,19 @@ fn trial_attempts(
 /// while packing leaves the trees and at most a temporary file, never an archive taken for
 /// whole. A failure to pack is the attempt's error (the trees stay as they were).
 fn pack_attempt(dir: &Path, outcome: &mut AttemptOutcome) {
-    if let Err(e) = bureau_world::trial_files::pack(dir)
+    let packed = match &outcome.trees {
+        None => bureau_world::trial_files::pack(dir),
+        Some(trees) => {
+            let packed = bureau_world::trial_files::pack_from(dir, trees);
+            // What is left of the scratch trees (everything, when packing failed) goes: the
+            // archive or nothing is the attempt's record.
+            bureau_core::cpu::waiting(|| {
+                let _ = std::fs::remove_dir_all(trees);
+            });
+            packed
+        }
+    };
+    if let Err(e) = packed
         && outcome.error.is_none()
     {
         outcome.status = TrialStatus::Error;

@@ -21,6 +21,7 @@ pub mod mutate;
 pub mod replicas;
 pub mod rescore;
 pub mod rundir;
+pub mod scratch;
 pub mod shard;
 pub mod status;
 pub mod trial;
@@ -125,6 +126,8 @@ pub struct RunConfig {
     /// agent (`--rpm SPEC=N`).
     pub budget: budget::AgentBudget,
     pub agent_budgets: BTreeMap<String, budget::AgentBudget>,
+    /// Where trials build their trees (`--scratch`, [`scratch`]): in memory when it can.
+    pub scratch: scratch::Scratch,
 }
 
 impl RunConfig {
@@ -152,6 +155,7 @@ impl RunConfig {
             claim_stale_after: claim::STALE_AFTER,
             budget: Default::default(),
             agent_budgets: BTreeMap::new(),
+            scratch: scratch::Scratch::default(),
         }
     }
 }
@@ -621,6 +625,12 @@ pub fn run_full(
         }
     }
     workers::ensure_open_files(workers)?;
+    // -- where the trials build their trees (issue 18) --
+    let mut tasks: Vec<&Task> = jobs.iter().map(|j| j.task).collect();
+    tasks.sort_by(|a, b| a.dir.cmp(&b.dir));
+    tasks.dedup_by(|a, b| a.dir == b.dir);
+    let scratch_dir =
+        scratch::prepare(&config.scratch, &tasks, workers).map_err(RunError::Config)?;
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
     let replicas = Replicas::new(config.replicas, workers);
@@ -643,6 +653,7 @@ pub fn run_full(
         embedder: people.embeddings.as_ref().map(|e| &e.embedder),
         rate_limits: Some(&rate_limits),
         scratch: false,
+        trees: scratch_dir.as_ref().map(|d| d.path()),
     };
     let scheduler = budget::Scheduler::new(
         jobs.iter().map(|j| j.agent_spec.to_string()).collect(),

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -62,6 +62,10 @@ pub struct AttemptOutcome {
     pub depgraph: Option<DepGraphScore>,
     /// The feedback rounds, when the run has a simulated user.
     pub feedback: Option<FeedbackRecord>,
+    /// Where the attempt built its trees (world, snapshots, deliverables, mail, calendar)
+    /// when not in its own directory: a directory of its own under [`Scoring::trees`], left
+    /// for the caller to pack from ([`bureau_world::trial_files::pack_from`]) and delete.
+    pub trees: Option<PathBuf>,
 }
 
 /// Makes the colleagues' reply policy of one trial (`bureau run --colleagues`).
@@ -94,6 +98,11 @@ pub struct Scoring<'a> {
     /// The attempt's files are scratch, thrown away after (`bureau validate`): written
     /// without syncing them to disk.
     pub scratch: bool,
+    /// A directory where each attempt builds its trees, in a directory of its own (see
+    /// [`AttemptOutcome::trees`]), such as one in memory: the trees are written, read and
+    /// deleted many times over, and only their archive needs the run's storage. `None`: in
+    /// the attempt's directory.
+    pub trees: Option<&'a Path>,
 }
 
 // -- dialogue history (OdysseyBench) --
@@ -158,6 +167,16 @@ pub fn run_attempt(
 ) -> AttemptOutcome {
     let spec = of.spec;
     let started = Instant::now();
+    // The trees in a directory of their own under `scoring.trees`, else (also when that
+    // directory cannot be made) in the attempt's.
+    let scratch_trees = scoring.trees.and_then(|root| {
+        tempfile::Builder::new()
+            .prefix("trial-")
+            .tempdir_in(root)
+            .ok()
+            .map(tempfile::TempDir::keep)
+    });
+    let trees: &Path = scratch_trees.as_deref().unwrap_or(dir);
     let mut verdicts: Vec<Verdict> = Vec::new();
     let mut rounds = Rounds::new(task, &scoring.feedback);
     let mut world: Option<Arc<Mutex<World>>> = None;
@@ -180,7 +199,7 @@ pub fn run_attempt(
                 program,
                 factory,
                 spec,
-                dir,
+                trees,
                 scoring,
                 recorder,
                 &mut world,
@@ -201,7 +220,7 @@ pub fn run_attempt(
     // The final state, also after an error (it is what a person debugging the trial wants).
     if let Some(world) = &world {
         let exported = catch_unwind(AssertUnwindSafe(|| {
-            export(&lock(world), dir, !scoring.scratch)
+            export(&lock(world), dir, trees, !scoring.scratch)
         }));
         let failed = match exported {
             Ok(Ok(())) => None,
@@ -317,6 +336,7 @@ pub fn run_attempt(
         retryable,
         depgraph,
         feedback: rounds.record,
+        trees: scratch_trees,
     }
 }
 
@@ -406,7 +426,7 @@ fn drive(
     program: Option<&CheckProgram>,
     factory: &AgentFactory<'_>,
     spec: &str,
-    dir: &Path,
+    trees: &Path,
     scoring: &Scoring<'_>,
     recorder: &Recorder,
     world_slot: &mut Option<Arc<Mutex<World>>>,
@@ -426,8 +446,8 @@ fn drive(
         None => None,
     };
     let world = match leased {
-        Some((lease, base)) => World::build_on_replica(task, &dir.join("world"), lease, base),
-        None => World::build(task, &dir.join("world")),
+        Some((lease, base)) => World::build_on_replica(task, &trees.join("world"), lease, base),
+        None => World::build(task, &trees.join("world")),
     }
     .map_err(|e| format!("building the world: {e}"))?;
     // -- dialogue history (OdysseyBench) --
@@ -455,7 +475,7 @@ fn drive(
         }
     }
 
-    let snapshots = dir.join("snapshots");
+    let snapshots = trees.join("snapshots");
     std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
     // The seeded world (turn 0), so what turn 1 changed can be shown (`bureau view`).
     let sync = !scoring.scratch;
@@ -674,8 +694,9 @@ impl Rounds {
     }
 }
 
-/// `events.jsonl`, `deliverables/`, `mail/` and `calendar/` of the world's current state.
-fn export(world: &World, dir: &Path, sync: bool) -> Result<(), String> {
+/// `events.jsonl` (in `dir`), `deliverables/`, `mail/` and `calendar/` (in `trees`) of the
+/// world's current state.
+fn export(world: &World, dir: &Path, trees: &Path, sync: bool) -> Result<(), String> {
     let mut events = Vec::new();
     for entry in world.log() {
         serde_json::to_writer(&mut events, entry).map_err(|e| format!("{EVENTS_JSONL}: {e}"))?;
@@ -683,7 +704,7 @@ fn export(world: &World, dir: &Path, sync: bool) -> Result<(), String> {
     }
     rundir::write_atomic_as(&dir.join(EVENTS_JSONL), &events, sync).map_err(|e| e.to_string())?;
 
-    let deliverables = dir.join("deliverables");
+    let deliverables = trees.join("deliverables");
     std::fs::create_dir_all(&deliverables)
         .map_err(|e| format!("{}: {e}", deliverables.display()))?;
     let changed = world
@@ -736,7 +757,7 @@ fn export(world: &World, dir: &Path, sync: bool) -> Result<(), String> {
             .map_err(|e| format!("copying {} to deliverables: {e}", from.display()))?;
     }
 
-    let mail = dir.join("mail");
+    let mail = trees.join("mail");
     std::fs::create_dir_all(&mail).map_err(|e| format!("{}: {e}", mail.display()))?;
     world
         .mail()
@@ -744,7 +765,7 @@ fn export(world: &World, dir: &Path, sync: bool) -> Result<(), String> {
         .map_err(|e| format!("exporting mail: {e}"))?;
     world
         .calendar()
-        .export_ics(&dir.join("calendar"))
+        .export_ics(&trees.join("calendar"))
         .map_err(|e| format!("exporting calendars: {e}"))?;
     Ok(())
 }

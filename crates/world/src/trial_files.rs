@@ -25,7 +25,7 @@ use zip::result::ZipError;
 
 mod pack;
 
-pub use pack::{PackStats, pack, unpack_in_place, unpack_to};
+pub use pack::{PackStats, pack, pack_from, unpack_in_place, unpack_to};
 
 /// The archive of a trial's trees, beside its plain records.
 pub const ARCHIVE: &str = "trial.zip";

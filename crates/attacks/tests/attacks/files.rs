@@ -178,6 +178,7 @@ file_exists = "notes.md"
             embedder: None,
             rate_limits: None,
             scratch: false,
+            trees: None,
         };
         let factory = |_: &str| -> Result<Box<dyn Agent>, AgentError> { Ok(Box::new(Blocker)) };
         let o = run_attempt(

@@ -55,6 +55,13 @@ fn packed_dirs(dir: &Path) -> Result<Vec<(String, PathBuf)>, TrialFilesError> {
 /// no archive. `Err` when `dir` already has an archive, or on any I/O failure (then `dir` is
 /// as it was, but for a directory whose removal failed after the archive was written).
 pub fn pack(dir: &Path) -> Result<PackStats, TrialFilesError> {
+    pack_from(dir, dir)
+}
+
+/// [`pack`] with the trees in `trees` instead of `dir` (a trial that built them in a scratch
+/// directory, such as one in memory): the directories of `trees` go into `dir/`[`ARCHIVE`],
+/// their paths taken from `trees`, and are deleted. `trees` itself stays.
+pub fn pack_from(dir: &Path, trees: &Path) -> Result<PackStats, TrialFilesError> {
     let archive = dir.join(ARCHIVE);
     if std::fs::symlink_metadata(&archive).is_ok() {
         return Err(TrialFilesError::Archive {
@@ -62,7 +69,7 @@ pub fn pack(dir: &Path) -> Result<PackStats, TrialFilesError> {
             message: "it already exists: the trial is packed (`bureau unpack` it first)".into(),
         });
     }
-    let dirs = packed_dirs(dir)?;
+    let dirs = packed_dirs(trees)?;
     let mut stats = PackStats::default();
     if dirs.is_empty() {
         return Ok(stats);
@@ -82,7 +89,7 @@ pub fn pack(dir: &Path) -> Result<PackStats, TrialFilesError> {
             }
             let rel = entry
                 .path()
-                .strip_prefix(dir)
+                .strip_prefix(trees)
                 .ok()
                 .and_then(Path::to_str)
                 .filter(|r| check_rel(r).is_ok());

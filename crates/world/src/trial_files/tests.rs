@@ -266,3 +266,31 @@ fn relative_paths_are_checked() {
         assert!(check_rel(bad).is_err(), "{bad:?}");
     }
 }
+
+#[test]
+fn trees_built_elsewhere_pack_into_the_same_archive() {
+    // In place.
+    let a = tempfile::tempdir().unwrap();
+    trial(a.path());
+    pack(a.path()).unwrap();
+    // The same trees in a scratch directory, the plain records in the trial directory.
+    let b = tempfile::tempdir().unwrap();
+    let trees = tempfile::tempdir().unwrap();
+    trial(trees.path());
+    for plain in ["result.json", "trajectory.jsonl"] {
+        std::fs::rename(trees.path().join(plain), b.path().join(plain)).unwrap();
+    }
+    std::fs::remove_dir_all(trees.path().join("attempts")).unwrap();
+    let stats = pack_from(b.path(), trees.path()).unwrap();
+    assert_eq!(stats.files, 7);
+    assert_eq!(
+        std::fs::read(a.path().join(ARCHIVE)).unwrap(),
+        std::fs::read(b.path().join(ARCHIVE)).unwrap(),
+        "the archive's bytes depend on the trees only"
+    );
+    assert_eq!(
+        names(b.path()),
+        ["result.json", "trajectory.jsonl", "trial.zip"]
+    );
+    assert!(names(trees.path()).is_empty(), "the trees are deleted");
+}
