@@ -165,11 +165,15 @@ def verdicts_by_task(out):
 
 
 def run_case(args, base, name, targets, epochs, concurrency, costs):
-    out = Path(args.work, name)
-    shutil.rmtree(out, ignore_errors=True)
+    # A fresh directory per invocation: deleting a run right before the next one starts
+    # is measured by some file systems (ext4 without a journal scans past every inode
+    # deleted in the last minutes when it allocates one). Earlier invocations' outputs are
+    # deleted after the table is printed (`main`).
+    out = Path(args.work, args.stamp, name)
+    out.parent.mkdir(parents=True, exist_ok=True)
     http(base.removesuffix("/v1") + "/reset", "POST")
     env = dict(os.environ, OPENAI_BASE_URL=base, OPENAI_API_KEY="scripted-bench-key")
-    timing = Path(args.work, name + ".time")
+    timing = Path(args.work, args.stamp, name + ".time")
     cmd = [
         "/usr/bin/time", "-v", "-o", str(timing),
         args.bureau, "run", *targets,
@@ -223,6 +227,7 @@ def main():
     ap.add_argument("--serial", action="store_true", help="also one epoch of the suite at concurrency 1 with latency (slow)")
     args = ap.parse_args()
     Path(args.work).mkdir(parents=True, exist_ok=True)
+    args.stamp = time.strftime("%Y%m%d-%H%M%S")
     tasks = task_order(args.suite)
     calls = args.tool_calls + 1
     latency = args.latency_ms / 1000
@@ -281,6 +286,14 @@ def main():
             f"{'yes' if same else 'NO'} |"
         )
     print("per concurrent trial = (peak tree PSS + peak scratch − the same of the 1-trial run) / concurrency")
+    # Outputs of earlier invocations (and of the old layout, a directory per case) go now,
+    # after the measurements; this invocation's stay for inspection.
+    for old in Path(args.work).iterdir():
+        if old.name != args.stamp:
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
     if failed:
         sys.exit("verdicts differ from the concurrency-1 run")
 

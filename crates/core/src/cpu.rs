@@ -430,9 +430,9 @@ mod tests {
         set_permits(0);
     }
 
-    #[test]
-    fn threads_get_permits_in_arrival_order() {
-        let _s = serial();
+    /// With one permit held, threads of these ranks (`None`: unranked) get in line one after
+    /// the other; the order in which they are let in, by their place in `ranks`.
+    fn order_let_in(ranks: &[Option<u64>]) -> Vec<usize> {
         set_permits(1);
         let order = Arc::new(Mutex::new(Vec::new()));
         let (go, gate_open) = std::sync::mpsc::channel::<()>();
@@ -441,10 +441,14 @@ mod tests {
             std::thread::yield_now();
         }
         let mut threads = Vec::new();
-        for i in 0..5 {
+        for (i, rank) in ranks.iter().copied().enumerate() {
             let order = order.clone();
             threads.push(std::thread::spawn(move || {
-                busy(|| order.lock().unwrap().push(i));
+                let go_in = || busy(|| order.lock().unwrap().push(i));
+                match rank {
+                    Some(r) => ranked(r, go_in),
+                    None => go_in(),
+                }
             }));
             // Each in line before the next starts.
             while gate().queue.len() < i + 1 {
@@ -456,47 +460,25 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4]);
         assert_eq!(held(), 0);
         set_permits(0);
+        Arc::try_unwrap(order).unwrap().into_inner().unwrap()
+    }
+
+    #[test]
+    fn threads_get_permits_in_arrival_order() {
+        let _s = serial();
+        assert_eq!(order_let_in(&[None; 5]), vec![0, 1, 2, 3, 4]);
     }
 
     #[test]
     fn a_lower_rank_goes_first() {
         let _s = serial();
-        set_permits(1);
-        let order = Arc::new(Mutex::new(Vec::new()));
-        let (go, gate_open) = std::sync::mpsc::channel::<()>();
-        let holder = std::thread::spawn(move || busy(|| gate_open.recv().unwrap()));
-        while held() == 0 {
-            std::thread::yield_now();
-        }
-        let mut threads = Vec::new();
         // In line in the order 5, 3, unranked, 1, 3: let in as 1, 3, 3, 5, unranked.
-        for (i, rank) in [Some(5), Some(3), None, Some(1), Some(3)]
-            .into_iter()
-            .enumerate()
-        {
-            let order = order.clone();
-            threads.push(std::thread::spawn(move || {
-                let go_in = || busy(|| order.lock().unwrap().push(i));
-                match rank {
-                    Some(r) => ranked(r, go_in),
-                    None => go_in(),
-                }
-            }));
-            while gate().queue.len() < i + 1 {
-                std::thread::yield_now();
-            }
-        }
-        go.send(()).unwrap();
-        holder.join().unwrap();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert_eq!(*order.lock().unwrap(), vec![3, 1, 4, 0, 2]);
-        assert_eq!(held(), 0);
-        set_permits(0);
+        assert_eq!(
+            order_let_in(&[Some(5), Some(3), None, Some(1), Some(3)]),
+            vec![3, 1, 4, 0, 2]
+        );
     }
 
     #[test]
