@@ -18,9 +18,9 @@ answered after a fixed latency; per turn K `files_list` calls, then a text) it r
   shared by a parent and its forked child counts once in total, not once per process) and as
   the sum of RSS (counts such pages once per process — an overcount for forked children);
   plus /usr/bin/time's maximum RSS of the bureau process itself;
-- peak scratch: the most `/dev/shm` held above what it held before the case (the trials'
-  trees are built there when it has room, `bureau run --scratch auto`; tmpfs pages are in no
-  process's PSS, so they are counted here);
+- peak scratch: the most the `--scratch` directory's file system held above what it held
+  before the case (the trials' trees, when given a tmpfs; its pages are in no process's PSS,
+  so they are counted here);
 - memory per concurrent trial = (peak tree PSS + peak scratch of the case − the same of a
   1-trial run) / concurrency;
 - the server's maximum number of requests in flight at once (the overlap, proven);
@@ -79,11 +79,12 @@ class Sampler(threading.Thread):
     """Peak summed PSS / RSS / process count of the tree under `root` (excluded: root itself,
     /usr/bin/time)."""
 
-    def __init__(self, root, interval=0.05):
+    def __init__(self, root, scratch, interval=0.05):
         super().__init__(daemon=True)
         self.root, self.interval = root, interval
         self.peak_pss = self.peak_rss = self.peak_procs = self.peak_shm = 0
-        self.shm_before = shm_used()
+        self.scratch = scratch
+        self.shm_before = used_bytes(scratch)
         self.stop = threading.Event()
 
     def run(self):
@@ -97,14 +98,16 @@ class Sampler(threading.Thread):
             self.peak_pss = max(self.peak_pss, pss)
             self.peak_rss = max(self.peak_rss, rss)
             self.peak_procs = max(self.peak_procs, len(pids))
-            self.peak_shm = max(self.peak_shm, shm_used() - self.shm_before)
+            self.peak_shm = max(self.peak_shm, used_bytes(self.scratch) - self.shm_before)
             self.stop.wait(self.interval)
 
 
-def shm_used():
-    """Bytes in use on /dev/shm (0 when there is none)."""
+def used_bytes(path):
+    """Bytes in use on the file system of `path` (0 for none: `--scratch none`)."""
+    if path is None:
+        return 0
     try:
-        st = os.statvfs("/dev/shm")
+        st = os.statvfs(path)
     except OSError:
         return 0
     return (st.f_blocks - st.f_bfree) * st.f_frsize
@@ -181,11 +184,12 @@ def run_case(args, base, name, targets, epochs, concurrency, costs):
         "--epochs", str(epochs),
         "--concurrency", str(concurrency),
         "--out", str(out),
+        "--scratch", args.scratch,
         "--quiet",
     ]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    sampler = Sampler(proc.pid)
+    sampler = Sampler(proc.pid, None if args.scratch == "none" else args.scratch)
     sampler.start()
     _, err = proc.communicate()
     wall = time.monotonic() - started
@@ -223,6 +227,7 @@ def main():
     ap.add_argument("--latency-ms", type=int, default=1000)
     ap.add_argument("--tool-calls", type=int, default=4)
     ap.add_argument("--work", default="/tmp/bureau-bench-concurrency")
+    ap.add_argument("--scratch", default="none", help="bureau run --scratch: where trials build their trees (a tmpfs mounted for it, say)")
     ap.add_argument("--cases", default="1,100,1000", help="concurrencies to run: 1 (one trial), 100 (104 trials), 1000 (1,001 trials)")
     ap.add_argument("--serial", action="store_true", help="also one epoch of the suite at concurrency 1 with latency (slow)")
     args = ap.parse_args()

@@ -297,8 +297,8 @@ struct RunArgs {
     /// Where trials of [workspace] tasks work: auto (overlay replicas of the generated workspace where this machine allows them, else portable ones), overlay, portable, or off (a copy per trial). A pool per workspace holds up to --concurrency replicas, reset after each trial. See docs/replica.md.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     replicas: bureau_run::ReplicaMode,
-    /// Where trials build their worlds, snapshots and exports before they are packed into trial.zip: auto (in memory under /dev/shm when it is a tmpfs with room for --concurrency trials and no task has a generated workspace, else in the run directory), none (in the run directory), or a directory. The run directory gets the archives and records either way. See docs/run-directory.md.
-    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    /// Where trials build their worlds, snapshots and exports before they are packed into trial.zip: none (each in its own directory of the run), or a directory such as a tmpfs mounted for it — not under /dev, /proc, /sys or /usr, /etc and the like, which an agent's confined shell can read. The run directory gets the archives and records either way. See docs/run-directory.md.
+    #[arg(long, value_name = "DIR", default_value = "none")]
     scratch: bureau_run::scratch::Scratch,
     /// Rank memory_search results (--context rag:..) by an OpenAI-compatible embeddings endpoint instead of BM25: openai:<model> (OPENAI_API_KEY / OPENAI_BASE_URL, e.g. openai:text-embedding-3-small) or a named llm agent of --agents-file (its base_url, api_key_env, retry). Vectors cached in <out>/embedding-cache/.
     #[arg(long, value_name = "MODEL")]

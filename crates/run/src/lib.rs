@@ -126,7 +126,8 @@ pub struct RunConfig {
     /// agent (`--rpm SPEC=N`).
     pub budget: budget::AgentBudget,
     pub agent_budgets: BTreeMap<String, budget::AgentBudget>,
-    /// Where trials build their trees (`--scratch`, [`scratch`]): in memory when it can.
+    /// Where trials build their trees (`--scratch`, [`scratch`]): in their own directories
+    /// unless a scratch directory (a tmpfs, say) is given.
     pub scratch: scratch::Scratch,
 }
 
@@ -626,11 +627,7 @@ pub fn run_full(
     }
     workers::ensure_open_files(workers)?;
     // -- where the trials build their trees (issue 18) --
-    let mut tasks: Vec<&Task> = jobs.iter().map(|j| j.task).collect();
-    tasks.sort_by(|a, b| a.dir.cmp(&b.dir));
-    tasks.dedup_by(|a, b| a.dir == b.dir);
-    let scratch_dir =
-        scratch::prepare(&config.scratch, &tasks, workers).map_err(RunError::Config)?;
+    let scratch_dir = scratch::prepare(&config.scratch).map_err(RunError::Config)?;
     // -- workspace replicas (issue 5) --
     // One pool per generated workspace, as many replicas as workers.
     let replicas = Replicas::new(config.replicas, workers);

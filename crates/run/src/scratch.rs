@@ -1,26 +1,26 @@
-//! Where a run's trials build their trees (issue 18, `bureau run --scratch`).
+//! Where a run's trials build their trees (issue 18, `bureau run --scratch DIR`).
 //!
 //! A trial's world, snapshots and exports are written, read and deleted within the trial;
 //! only their archive (`trial.zip`) is the run's record. On a disk that pays for every file
 //! made and deleted — ext4 without a journal scans past every inode deleted in the last
 //! minutes when it allocates one, and a file system mounted with `discard` trims every freed
-//! block as it is deleted — building them there cost more than the trials' own work
-//! (docs/BENCHMARKS.md). So by default ([`Scratch::Auto`]) the trees are built in memory,
-//! in a directory of the run under `/dev/shm`, when that is a tmpfs with room for the run's
-//! trials at once; the archives and records still go to the run directory.
+//! block as it is deleted — building them in the run directory costs more than the trials'
+//! own work (docs/BENCHMARKS.md). `--scratch DIR` builds them under `DIR` instead (a tmpfs,
+//! say); the archives and records still go to the run directory.
+//!
+//! Not by default, and never under `/dev`, `/proc`, `/sys` or the system's tool directories:
+//! an agent's confined shell may read those (Bureau's own grants `/dev` for its device
+//! nodes), so another trial's world there would be in its reach, and a harness's own sandbox
+//! mounts a fresh `/dev` (Codex's bubblewrap), where a workspace under `/dev/shm` is gone.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::str::FromStr;
-
-use bureau_core::Task;
 
 /// Where the trees are built (`--scratch`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Scratch {
-    /// Under `/dev/shm` when it is a tmpfs with room enough ([`choose`]), else in place.
-    #[default]
-    Auto,
     /// In each attempt's own directory of the run.
+    #[default]
     InPlace,
     /// Under this directory.
     Dir(PathBuf),
@@ -30,100 +30,61 @@ impl FromStr for Scratch {
     type Err = String;
     fn from_str(s: &str) -> Result<Scratch, String> {
         match s {
-            "auto" => Ok(Scratch::Auto),
             "none" => Ok(Scratch::InPlace),
-            "" => Err("give `auto`, `none` or a directory".into()),
+            "" => Err("give a directory, or `none`".into()),
             dir => Ok(Scratch::Dir(PathBuf::from(dir))),
         }
     }
 }
 
-/// The memory file system tried by [`Scratch::Auto`].
-const SHM: &str = "/dev/shm";
-
-/// Room kept free on the memory file system beyond the run's estimate.
-const RESERVE: u64 = 256 << 20;
+/// Directories an agent's confined shell may read (`bureau_shell`: the tool paths, `/dev`,
+/// `/proc`), and `/sys`: no scratch directory may be under them.
+const REACHABLE: [&str; 11] = [
+    "/dev", "/proc", "/sys", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+];
 
 /// The run's scratch directory, deleted when dropped (the run's end), or `None` for in place.
-/// `Err` only for a directory given with [`Scratch::Dir`] that cannot be used.
-pub fn prepare(
-    setting: &Scratch,
-    tasks: &[&Task],
-    workers: usize,
-) -> Result<Option<tempfile::TempDir>, String> {
+/// `Err` (naming what to do) for a directory that cannot hold it or that agents could read.
+pub fn prepare(setting: &Scratch) -> Result<Option<tempfile::TempDir>, String> {
     let root = match setting {
         Scratch::InPlace => return Ok(None),
-        Scratch::Dir(d) => d.clone(),
-        Scratch::Auto => match choose(Path::new(SHM), tasks, workers) {
-            Some(root) => root,
-            None => return Ok(None),
-        },
+        Scratch::Dir(d) => d,
     };
-    remove_stale(&root);
-    match run_dir(&root) {
-        Ok(dir) => Ok(Some(dir)),
-        Err(e) if matches!(setting, Scratch::Dir(_)) => Err(format!(
-            "--scratch {}: cannot make a directory there ({e}) — give a writable directory, or `--scratch none`",
+    let absolute =
+        std::path::absolute(root).map_err(|e| format!("--scratch {}: {e}", root.display()))?;
+    // Resolved, so that no link leads under a refused directory.
+    let resolved = std::fs::canonicalize(&absolute).map_err(|e| {
+        format!(
+            "--scratch {}: {e} — give an existing directory (a tmpfs, say: `mount -t tmpfs tmpfs DIR`), or `--scratch none`",
             root.display()
-        )),
-        Err(_) => Ok(None),
+        )
+    })?;
+    if let Some(under) = REACHABLE
+        .iter()
+        .find(|r| resolved.starts_with(r) || absolute.starts_with(r))
+    {
+        return Err(format!(
+            "--scratch {}: it is under {under}, which an agent's confined shell can read (another trial's world would be in its reach) or a harness's sandbox replaces — give a directory elsewhere (a tmpfs mounted for it, say: `mount -t tmpfs tmpfs /mnt/bureau-scratch`)",
+            root.display()
+        ));
     }
-}
-
-fn run_dir(root: &Path) -> std::io::Result<tempfile::TempDir> {
+    if resolved
+        .components()
+        .all(|c| matches!(c, Component::RootDir))
+    {
+        return Err("--scratch /: give a directory of its own".into());
+    }
+    remove_stale(&resolved);
     tempfile::Builder::new()
         .prefix(&format!("bureau-run-{}.", std::process::id()))
-        .tempdir_in(root)
-}
-
-/// `root` when it is a tmpfs with room for `workers` trials of the costliest of `tasks` at
-/// once; `None` otherwise, or when a task has a generated workspace (thousands of files, on
-/// replicas of their own: no estimate of their trees is safe).
-pub fn choose(root: &Path, tasks: &[&Task], workers: usize) -> Option<PathBuf> {
-    if tasks.iter().any(|t| t.workspace.is_some()) {
-        return None;
-    }
-    let (is_tmpfs, free) = statfs(root)?;
-    if !is_tmpfs {
-        return None;
-    }
-    let largest = tasks.iter().map(|t| dir_bytes(&t.dir)).max().unwrap_or(0);
-    // The world holds the task's files and their blobs; snapshots, mail and deliverables
-    // come on top: three times the task, and a MiB.
-    let per_trial = largest.saturating_mul(3).saturating_add(1 << 20);
-    let need = (workers as u64)
-        .saturating_mul(per_trial)
-        .saturating_add(RESERVE);
-    (free >= need).then(|| root.to_path_buf())
-}
-
-/// (whether `path` is on a tmpfs, its bytes free to this user).
-fn statfs(path: &Path) -> Option<(bool, u64)> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is a NUL-terminated path and `st` a writable statfs record.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    const TMPFS_MAGIC: i64 = 0x0102_1994;
-    #[allow(clippy::unnecessary_cast)]
-    let is_tmpfs = st.f_type as i64 == TMPFS_MAGIC;
-    #[allow(clippy::unnecessary_cast)]
-    let free = (st.f_bavail as u64).saturating_mul(st.f_bsize as u64);
-    Some((is_tmpfs, free))
-}
-
-/// The bytes of the regular files under `dir` (links not followed).
-fn dir_bytes(dir: &Path) -> u64 {
-    walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum()
+        .tempdir_in(&resolved)
+        .map(Some)
+        .map_err(|e| {
+            format!(
+                "--scratch {}: cannot make a directory there ({e}) — give a writable directory, or `--scratch none`",
+                root.display()
+            )
+        })
 }
 
 /// Remove the scratch directories that runs of this user left under `root` when they were
@@ -133,6 +94,7 @@ fn remove_stale(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
+    // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
     for e in entries.filter_map(Result::ok) {
         let name = e.file_name();
@@ -160,30 +122,45 @@ mod tests {
 
     #[test]
     fn settings_parse() {
-        assert_eq!("auto".parse::<Scratch>(), Ok(Scratch::Auto));
         assert_eq!("none".parse::<Scratch>(), Ok(Scratch::InPlace));
         assert_eq!(
             "/mnt/fast".parse::<Scratch>(),
             Ok(Scratch::Dir(PathBuf::from("/mnt/fast")))
         );
         assert!("".parse::<Scratch>().is_err());
+        assert_eq!(Scratch::default(), Scratch::InPlace);
     }
 
     #[test]
     fn a_given_directory_holds_the_run_and_is_deleted_after() {
         let root = tempfile::tempdir().unwrap();
-        let dir = prepare(&Scratch::Dir(root.path().into()), &[], 4)
-            .unwrap()
-            .unwrap();
-        assert!(dir.path().starts_with(root.path()));
+        let dir = prepare(&Scratch::Dir(root.path().into())).unwrap().unwrap();
+        let canonical = std::fs::canonicalize(root.path()).unwrap();
+        assert!(dir.path().starts_with(&canonical));
         let path = dir.path().to_path_buf();
         drop(dir);
         assert!(!path.exists());
-        // In place: none.
-        assert!(prepare(&Scratch::InPlace, &[], 4).unwrap().is_none());
-        // A directory that cannot hold it: an error naming the way out.
-        let e = prepare(&Scratch::Dir("/proc/nope".into()), &[], 4).unwrap_err();
+        assert!(prepare(&Scratch::InPlace).unwrap().is_none());
+        // A directory that does not exist: an error naming the way out.
+        let e = prepare(&Scratch::Dir(root.path().join("nope"))).unwrap_err();
         assert!(e.contains("--scratch none"), "{e}");
+    }
+
+    #[test]
+    fn directories_an_agent_can_read_are_refused() {
+        for dir in ["/dev/shm", "/proc", "/etc", "/usr/local"] {
+            if !Path::new(dir).exists() {
+                continue;
+            }
+            let e = prepare(&Scratch::Dir(dir.into())).unwrap_err();
+            assert!(e.contains("confined shell can read"), "{dir}: {e}");
+        }
+        // Also through a link.
+        let root = tempfile::tempdir().unwrap();
+        let link = root.path().join("shm");
+        std::os::unix::fs::symlink("/proc", &link).unwrap();
+        let e = prepare(&Scratch::Dir(link)).unwrap_err();
+        assert!(e.contains("under /proc"), "{e}");
     }
 
     #[test]
@@ -201,18 +178,5 @@ mod tests {
         remove_stale(root.path());
         assert!(!dead.exists());
         assert!(live.exists() && other.exists());
-    }
-
-    #[test]
-    fn auto_takes_only_a_tmpfs_with_room() {
-        // The temporary directory of the tests is rarely a tmpfs; /dev/shm usually is.
-        let not_tmpfs = Path::new("/proc");
-        assert_eq!(choose(not_tmpfs, &[], 1), None);
-        if let Some((true, free)) = statfs(Path::new(SHM)) {
-            assert_eq!(choose(Path::new(SHM), &[], 1), Some(PathBuf::from(SHM)));
-            // More trials at once than it has room for: in place.
-            let too_many = (free / (1 << 20)) as usize + 1;
-            assert_eq!(choose(Path::new(SHM), &[], too_many), None);
-        }
     }
 }

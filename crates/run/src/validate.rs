@@ -486,17 +486,11 @@ fn validate_task_inner(
         scratch: true,
         ..Scoring::default()
     };
-    // The attempts' files are scratch: in memory when it has room (as a run's trees,
-    // `crate::scratch`), else in the temporary directory.
-    let scratch = crate::scratch::choose(std::path::Path::new("/dev/shm"), &[task], 1);
     let attempt = |spec: &str| -> Result<AttemptOutcome, String> {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("bureau-validate-");
-        let dir = match &scratch {
-            Some(root) => builder.tempdir_in(root).or_else(|_| builder.tempdir()),
-            None => builder.tempdir(),
-        }
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let dir = tempfile::Builder::new()
+            .prefix("bureau-validate-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         Ok(run_attempt(
             task,
             program,

@@ -252,6 +252,49 @@ fn verdicts_are_byte_identical_across_runs_and_a_replay_reproduces_them() {
 /// Issue 12: one glob over a run's verdicts.json files gives a tidy table — every entry
 /// names its task, agent (its folder), epoch and the item's description.
 #[test]
+fn trees_built_in_a_scratch_directory_give_the_same_trial_and_leave_nothing_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let task = tmp.path().join("memo");
+    write_memo_task(&task, "memo");
+    let scratch = tmp.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run(&config(&[&task], &["oracle", "null"], &a)).unwrap();
+    let mut with_scratch = config(&[&task], &["oracle", "null"], &b);
+    with_scratch.scratch = bureau_run::scratch::Scratch::Dir(scratch.clone());
+    let outcome = run(&with_scratch).unwrap();
+    assert_eq!((outcome.passed, outcome.failed, outcome.errored), (1, 1, 0));
+    for agent in ["oracle", "null"] {
+        let (ta, tb) = (
+            trial_dir(&a, "memo", agent, 1),
+            trial_dir(&b, "memo", agent, 1),
+        );
+        for f in [
+            "verdicts.json",
+            "trajectory.jsonl",
+            "events.jsonl",
+            "trial.zip",
+        ] {
+            assert_eq!(
+                std::fs::read(ta.join(f)).unwrap(),
+                std::fs::read(tb.join(f)).unwrap(),
+                "{agent}: {f}"
+            );
+        }
+        // The trial directory holds the records and the archive, no tree.
+        assert!(!tb.join("world").exists() && !tb.join("snapshots").exists());
+        assert!(TrialFiles::open(&tb).unwrap().is_packed());
+    }
+    // The run's scratch directory is gone with the run.
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+    // A scratch directory an agent's shell could read is refused before anything runs.
+    let mut bad = config(&[&task], &["oracle"], &tmp.path().join("c"));
+    bad.scratch = bureau_run::scratch::Scratch::Dir("/proc".into());
+    let e = run(&bad).unwrap_err().to_string();
+    assert!(e.contains("confined shell can read"), "{e}");
+}
+
+#[test]
 fn verdicts_json_is_self_describing() {
     let tmp = tempfile::tempdir().unwrap();
     let task = tmp.path().join("memo");
