@@ -1,7 +1,7 @@
 #!/bin/sh
 # Concurrent trials under model latency (docs/BENCHMARKS.md): builds the release `bureau` and
 # the scripted model server, then runs scripts/bench_concurrency.py (its options pass through:
-# --cases 1,100,1000, --latency-ms 1000, --tool-calls 4, --serial, --work DIR).
+# --cases 1,100,1000, --latency-ms 1000, --tool-calls 4, --serial, --work DIR, --scratch DIR).
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release -p bureau-cli
