@@ -126,11 +126,6 @@ impl Drop for Permits {
     }
 }
 
-/// The number of permits (0: the gate is off).
-pub fn permits() -> usize {
-    gate().permits
-}
-
 fn grant(w: &Waiter) {
     w.granted.store(true, Ordering::Release);
     w.thread.unpark();
@@ -227,7 +222,7 @@ enum LoanState {
     Abandoned,
 }
 
-/// This thread's permit, lent to work run on another thread ([`Loan::carry`]).
+/// This thread's permit, lent to work run on another thread ([`Lent::carry`]).
 pub struct Loan {
     state: Option<Arc<Mutex<LoanState>>>,
 }
@@ -271,22 +266,9 @@ impl Lent {
         struct Back(Arc<Mutex<LoanState>>);
         impl Drop for Back {
             fn drop(&mut self) {
-                // `waiting` inside `f` takes a permit again before returning: one is held.
-                let held = HELD.with(|h| h.replace(false));
-                let mut s = loan_state(&self.0);
-                match *s {
-                    LoanState::Out if held => *s = LoanState::Back,
-                    LoanState::Out => {
-                        // Nothing held (cannot happen): the lender takes a new one.
-                        *s = LoanState::Abandoned;
-                    }
-                    LoanState::Abandoned | LoanState::Back => {
-                        drop(s);
-                        if held {
-                            release();
-                        }
-                    }
-                }
+                // `waiting` inside `f` takes a permit again before returning: one is held
+                // (unless the gate was turned off meanwhile).
+                give_back(&self.0, HELD.with(|h| h.replace(false)));
             }
         }
         let _back = Back(state);
@@ -294,21 +276,29 @@ impl Lent {
     }
 }
 
-impl Drop for Lent {
-    /// Never carried (the thread that was to borrow it did not start): the permit is the
-    /// lender's again, or the gate's if the lender took a new one.
-    fn drop(&mut self) {
-        let Some(state) = self.state.take() else {
-            return;
-        };
-        let mut s = loan_state(&state);
-        match *s {
-            LoanState::Out => *s = LoanState::Back,
-            LoanState::Abandoned => {
-                drop(s);
+/// The borrower is done with a loan, holding a permit or not (`held`): the permit goes back
+/// to the lender, or to the gate if the lender took a new one.
+fn give_back(state: &Mutex<LoanState>, held: bool) {
+    let mut s = loan_state(state);
+    match *s {
+        LoanState::Out if held => *s = LoanState::Back,
+        // Nothing to give back: the lender takes a new one.
+        LoanState::Out => *s = LoanState::Abandoned,
+        LoanState::Abandoned | LoanState::Back => {
+            drop(s);
+            if held {
                 release();
             }
-            LoanState::Back => {}
+        }
+    }
+}
+
+impl Drop for Lent {
+    /// Never carried (the thread that was to borrow it did not start): the permit, which never
+    /// left, goes back as from a borrower.
+    fn drop(&mut self) {
+        if let Some(state) = self.state.take() {
+            give_back(&state, true);
         }
     }
 }

@@ -595,7 +595,7 @@ pub fn run_full(
     };
     let workers = config.concurrency.max(1).min(jobs.len().max(1));
     // More trials at once than cores: their computing goes through the CPU gate, a core's
-    // worth at a time in arrival order, instead of all of it sharing the cores in lockstep
+    // worth at a time in run order, instead of all of it sharing the cores in lockstep
     // (`bureau_core::cpu`).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let permits = std::env::var("BUREAU_CPU_PERMITS")

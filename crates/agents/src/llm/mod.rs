@@ -274,7 +274,6 @@ impl LlmAgent {
         self.def.model.provider
     }
 
-    /// The request body of the next call.
     /// The request for `tools` and the conversation so far: the bytes sent, and what the
     /// trajectory records — without the messages and tools an earlier record of this trial
     /// already holds. Returns (bytes, record, messages left out, tools left out).
