@@ -93,14 +93,22 @@ fn trial_attempts(
             rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
             return Ok(None);
         }
-        rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
-        if outcome.status != TrialStatus::Error || !outcome.retryable || made >= max_attempts.max(1)
-        {
-            // Taken over by another process (this one was presumed dead): its result is
-            // the trial's; this attempt stays in attempts/ and writes nothing more.
-            if claim.is_some_and(|c| !c.still_mine()) {
-                return Ok(None);
-            }
+        let last = outcome.status != TrialStatus::Error
+            || !outcome.retryable
+            || made >= max_attempts.max(1);
+        // Taken over by another process (this one was presumed dead): its result is the
+        // trial's; this attempt stays in attempts/ with its record and writes nothing more.
+        let taken_over = last && claim.is_some_and(|c| !c.still_mine());
+        // The last attempt needs no record of its own: `result.json` is written in the same
+        // step that moves it into place. (Killed before that, it is an attempt without a
+        // record, which a resume takes for interrupted — as it was.)
+        if !last || taken_over {
+            rundir::write_json(&dir.join(ATTEMPT_JSON), &record)?;
+        }
+        if taken_over {
+            return Ok(None);
+        }
+        if last {
             // Moving and deleting files: little CPU, and a deletion can wait on the disk (a
             // file system mounted with `discard`), so no CPU permit is held for it.
             return bureau_core::cpu::waiting(|| finalize(job, k, outcome, claim));

@@ -478,11 +478,11 @@ fn drive(
     let snapshots = trees.join("snapshots");
     std::fs::create_dir_all(&snapshots).map_err(|e| format!("{}: {e}", snapshots.display()))?;
     // The seeded world (turn 0), so what turn 1 changed can be shown (`bureau view`).
-    let sync = !scoring.scratch;
+    // Snapshots are not synced: see a turn's, below.
     rundir::write_json_as(
         &snapshots.join("turn-0.json"),
         lock(&world).baseline(),
-        sync,
+        false,
     )
     .map_err(|e| format!("snapshot of the seeded world: {e}"))?;
     let turn_limits = TurnLimits::from(&task.limits);
@@ -552,7 +552,11 @@ fn drive(
             let snap = w
                 .snapshot()
                 .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
-            rundir::write_json_as(&snapshots.join(format!("turn-{n}.json")), &snap, sync)
+            // Not synced: a turn's snapshot only lives until the attempt is packed, and the
+            // archive is synced before anything vouches for it (a crash before then leaves an
+            // attempt without a result, played again). Syncing here made every turn of every
+            // trial wait on the disk before its next model call.
+            rundir::write_json_as(&snapshots.join(format!("turn-{n}.json")), &snap, false)
                 .map_err(|e| format!("turn {n}: {e}"))?;
             let steps = recorder.steps();
             let unit: Vec<Verdict> = scopes

@@ -86,6 +86,7 @@ pub(crate) fn zygote_main(ctl: i32, parent_pid: libc::pid_t, warm: fn()) -> ! {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
     }
     warm();
+    compact_heap();
     let ctl = 3;
     loop {
         let mut header = [0u8; HEADER_BYTES + 8];
@@ -104,6 +105,7 @@ pub(crate) fn zygote_main(ctl: i32, parent_pid: libc::pid_t, warm: fn()) -> ! {
         let parsed = Header::decode(&header[..n]);
         if let (Some((MAGIC_PREPARE, h)), true) = (parsed, fds[0] >= 0) {
             run_prepare(&h, fds[0]);
+            compact_heap();
         } else if let (Some((MAGIC, h)), true) = (parsed, fds[0] >= 0 && fds[1] >= 0) {
             // SAFETY: the zygote has one thread; the supervisor runs `supervise` only.
             let pid = unsafe { libc::fork() };
@@ -127,6 +129,22 @@ pub(crate) fn zygote_main(ctl: i32, parent_pid: libc::pid_t, warm: fn()) -> ! {
                 unsafe { libc::close(fd) };
             }
         }
+    }
+}
+
+/// Merge the zygote's free heap chunks and hand their whole pages back, before it forks.
+///
+/// A forked job shares the zygote's heap page by page until it writes one. glibc's `malloc`
+/// in the job writes into free chunks it inherited (unlinking one, or merging every "fast"
+/// chunk on a large request), so each page holding free-list bookkeeping is copied on the
+/// job's first allocations: hundreds of page faults per job when the zygote's heap is
+/// fragmented by warming up and preparing. `malloc_trim` merges the fast chunks and returns
+/// free pages to the kernel, so a job allocates from merged chunks and fresh pages instead.
+fn compact_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: a glibc call on this (single-threaded) process's own heap.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
