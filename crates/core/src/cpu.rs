@@ -108,6 +108,11 @@ pub fn set_permits(n: usize) {
     }
 }
 
+/// The gate's number of permits now (0: off).
+pub fn permits() -> usize {
+    gate().permits
+}
+
 /// The gate on with some permits while this lives ([`Permits::set`]), off again after.
 #[must_use = "the gate is turned off again when this is dropped"]
 pub struct Permits(());
