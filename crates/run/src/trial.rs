@@ -554,7 +554,8 @@ fn drive(
                 .map_err(|e| format!("turn {n}: snapshot: {e}"))?;
             // Not synced: a turn's snapshot only lives until the attempt is packed, and the
             // archive is synced before anything vouches for it (a crash before then leaves an
-            // attempt without a result, played again). Syncing here made every turn of every
+            // attempt without a result, played again; an attempt that cannot be packed is an
+            // error, its trees not taken for a record). Syncing here made every turn of every
             // trial wait on the disk before its next model call.
             rundir::write_json_as(&snapshots.join(format!("turn-{n}.json")), &snap, false)
                 .map_err(|e| format!("turn {n}: {e}"))?;
