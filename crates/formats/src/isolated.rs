@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use bureau_isolate::{IsolateError, Limits, run_on_bytes};
+use bureau_isolate::{IsolateError, Limits, run_on_bytes_memo};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -127,7 +127,7 @@ where
     A: Serialize + DeserializeOwned,
     T: Serialize + DeserializeOwned,
 {
-    match run_on_bytes(&limits(), f, args, bytes) {
+    match run_on_bytes_memo(&limits(), f, args, bytes) {
         Ok(r) => r,
         Err(e) => Err(FormatError::InvalidDocument {
             file: file.to_string(),

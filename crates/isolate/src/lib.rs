@@ -169,8 +169,10 @@ where
 }
 
 mod job;
+pub use job::memo::memo_size;
 pub use job::{
-    MAX_QUESTION_BYTES, Peer, prepare_zygote, run_job, run_on_bytes, start_zygote, zygote_running,
+    MAX_QUESTION_BYTES, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo,
+    start_zygote, zygote_running,
 };
 
 #[cfg(unix)]

@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use bureau_isolate::{
-    IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, start_zygote, zygote_running,
+    IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo,
+    start_zygote, zygote_running,
 };
 
 /// What "prepare" messages left in the zygote (empty in this process).
@@ -69,6 +70,18 @@ fn count_of(tag: &String, bytes: &[u8]) -> (String, usize, u8) {
 #[allow(clippy::ptr_arg)]
 fn reads_past_the_end(_tag: &String, bytes: &[u8]) -> u8 {
     bytes[bytes.len() + std::hint::black_box(1)]
+}
+
+/// The id of the process it ran in, unless the file `marker` is missing: then it makes it
+/// and panics (an impure job, to see when a job runs and when its outcome is remembered).
+#[allow(clippy::ptr_arg)]
+fn pid_once_marked(marker: &String, _bytes: &[u8]) -> u32 {
+    if std::path::Path::new(marker).exists() {
+        std::process::id()
+    } else {
+        let _ = std::fs::write(marker, b"");
+        panic!("no marker yet")
+    }
 }
 
 fn panics(msg: String, _peer: &mut Peer<'_>) -> u8 {
@@ -163,6 +176,40 @@ fn scenarios(how: &str) {
         run_on_bytes(&limits(), reads_past_the_end, &String::new(), b"abc").unwrap_err(),
         IsolateError::Panicked(m) if m.contains("out of bounds")
     ));
+
+    // A remembered outcome: the job runs until it returns; then its outcome is given again,
+    // without a process, for the same function, arguments and bytes.
+    let marker = std::env::temp_dir()
+        .join(format!(
+            "bureau-isolate-memo-{}-{}",
+            std::process::id(),
+            how.replace(' ', "-")
+        ))
+        .display()
+        .to_string();
+    let _ = std::fs::remove_file(&marker);
+    let memo = |bytes: &[u8]| run_on_bytes_memo(&limits(), pid_once_marked, &marker, bytes);
+    // A panic is not remembered: the next call runs the job again.
+    assert!(matches!(memo(b"x"), Err(IsolateError::Panicked(m)) if m.contains("no marker")));
+    let pid = memo(b"x").unwrap_or_else(|e| panic!("{how}: {e}"));
+    assert_ne!(
+        pid,
+        std::process::id(),
+        "{how}: the job ran in another process"
+    );
+    std::fs::remove_file(&marker).unwrap_or_else(|e| panic!("{how}: {e}"));
+    // Remembered: had it run again, it would have panicked (the marker is gone).
+    assert_eq!(
+        memo(b"x").unwrap_or_else(|e| panic!("{how}: {e}")),
+        pid,
+        "{how}"
+    );
+    // Other bytes are another job.
+    assert!(
+        matches!(memo(b"y"), Err(IsolateError::Panicked(_))),
+        "{how}"
+    );
+    let _ = std::fs::remove_file(&marker);
 
     // Failures are errors, as with run_isolated, and the caller carries on.
     assert_eq!(

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use bureau_isolate::{Limits, run_on_bytes};
+use bureau_isolate::{Limits, run_on_bytes_memo};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -25,7 +25,7 @@ where
     T: Serialize + DeserializeOwned,
 {
     let limits = Limits::new(Duration::from_secs(SECONDS), MEMORY_BYTES);
-    match run_on_bytes(&limits, f, args, bytes) {
+    match run_on_bytes_memo(&limits, f, args, bytes) {
         Ok(r) => r,
         Err(e) => Err(MediaError::Invalid {
             file: file.to_string(),

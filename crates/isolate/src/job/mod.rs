@@ -33,6 +33,8 @@ use serde::de::DeserializeOwned;
 
 use crate::{IsolateError, Limits};
 
+pub mod memo;
+
 /// Largest question a job may ask, in bytes; a larger one ends the conversation (the job then
 /// gets an error from [`Peer::ask`]).
 pub const MAX_QUESTION_BYTES: usize = 16 << 20;
@@ -133,6 +135,43 @@ where
             .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
         let entry: unix::Entry = unix::trampoline_bytes::<A, O>;
         unix::run_entry(limits, entry, f as usize, &input, &mut |_| Vec::new())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = limits;
+        Ok(f(a, bytes))
+    }
+}
+
+/// [`run_on_bytes`] for a pure `f` — one whose result depends on nothing but `a` and `bytes`
+/// (a decoder, a renderer): the result is remembered for the life of the process and given
+/// again, without a process, to the next call with the same function, arguments and bytes
+/// (see [`memo`]). Only a result `f` returned is remembered, never an error of the isolation
+/// (a limit, a crash), which the next call meets afresh.
+pub fn run_on_bytes_memo<A, O>(
+    limits: &Limits,
+    f: fn(&A, &[u8]) -> O,
+    a: &A,
+    bytes: &[u8],
+) -> Result<O, IsolateError>
+where
+    A: Serialize + DeserializeOwned,
+    O: Serialize + DeserializeOwned,
+{
+    #[cfg(unix)]
+    {
+        let mut input = Vec::with_capacity(bytes.len() + 64);
+        ciborium::into_writer(&(a, serde_bytes::Bytes::new(bytes)), &mut input)
+            .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+        let entry: unix::Entry = unix::trampoline_bytes::<A, O>;
+        let key = memo::key(entry as usize, f as usize, &input);
+        if let Some(kept) = memo::get(&key) {
+            return crate::unix::decode(&kept);
+        }
+        let data = unix::run_entry_raw(limits, entry, f as usize, &input, &mut |_| Vec::new())?;
+        let out = crate::unix::decode(&data)?;
+        memo::put(key, data);
+        Ok(out)
     }
     #[cfg(not(unix))]
     {

@@ -29,6 +29,18 @@ pub(crate) fn run_entry<O: DeserializeOwned>(
     bytes: &[u8],
     serve: &mut dyn FnMut(&[u8]) -> Vec<u8>,
 ) -> Result<O, IsolateError> {
+    run_entry_raw(limits, entry, function, bytes, serve).and_then(|data| decode(&data))
+}
+
+/// [`run_entry`] before its outcome is decoded: the child's outcome frame (see
+/// [`crate::unix::decode`]).
+pub(crate) fn run_entry_raw(
+    limits: &Limits,
+    entry: Entry,
+    function: usize,
+    bytes: &[u8],
+    serve: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+) -> Result<Vec<u8>, IsolateError> {
     let header = Header {
         entry: entry as usize as u64,
         function: function as u64,
@@ -40,7 +52,7 @@ pub(crate) fn run_entry<O: DeserializeOwned>(
     for _ in 1..TRIES {
         match run_once(limits, header, bytes, serve) {
             Err(Stuck) => continue,
-            Ok(r) => return r.and_then(|data| decode(&data)),
+            Ok(r) => return r,
         }
     }
     match run_once(limits, header, bytes, serve) {
@@ -48,7 +60,7 @@ pub(crate) fn run_entry<O: DeserializeOwned>(
             seconds: STUCK_AFTER.as_secs(),
             tries: TRIES,
         }),
-        Ok(r) => r.and_then(|data| decode(&data)),
+        Ok(r) => r,
     }
 }
 
