@@ -175,6 +175,70 @@ fn seeded_commits_are_deterministic_across_worlds() {
     assert_eq!(head(&w1, "sensor-fw", "main").len(), 40);
 }
 
+/// Every file of a directory (path → content).
+fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_remembered_seed_is_the_repository_git_made_and_an_edited_seed_is_made_again() {
+    // A seed of its own (no other test of this process seeds these files): the first world
+    // seeds it with git, the second gets the remembered repository.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("task");
+    let t = task(&dir);
+    let readme = dir.join("world/code/sensor-fw/README.md");
+    write(&readme, &format!("# Sensor firmware {:?}\n", tmp.path()));
+    let w1 = World::build(&t, &tmp.path().join("w1")).unwrap();
+    let w2 = World::build(&t, &tmp.path().join("w2")).unwrap();
+    assert_eq!(w1.code(), w2.code());
+    let bare = |w: &World| w.root().join("code/sensor-fw.git");
+    assert_eq!(files_of(&bare(&w1)), files_of(&bare(&w2)));
+    // git finds the repository whole, and its work goes on from it.
+    let fsck = std::process::Command::new("git")
+        .arg(format!("--git-dir={}", bare(&w2).display()))
+        .args(["fsck", "--strict", "--no-progress"])
+        .output()
+        .unwrap();
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    let mut w2 = w2;
+    ok(&mut w2, "code_clone", json!({"repo": "sensor-fw"}));
+    assert!(w2.workspace().join("sensor-fw/src/config.toml").exists());
+    // The seed edited: seeded again, from the new files.
+    write(&readme, "# Sensor firmware, edited\n");
+    let w3 = World::build(&t, &tmp.path().join("w3")).unwrap();
+    assert_ne!(
+        head(&w3, "sensor-fw", "main"),
+        head(&w1, "sensor-fw", "main")
+    );
+    assert_eq!(
+        bureau_world::code::file_text(&w3, "sensor-fw", None, "README.md").unwrap(),
+        Some("# Sensor firmware, edited\n".to_string())
+    );
+    // So is a seed whose people changed (the commits are made as someone else).
+    let people = dir.join("world/people.toml");
+    write(&people, &PEOPLE.replace("Karim Haddad", "Karim Haddad-Vos"));
+    let t4 = Task::load(&dir).unwrap();
+    let w4 = World::build(&t4, &tmp.path().join("w4")).unwrap();
+    let fix = head(&w4, "sensor-fw", "fix/offset");
+    assert_eq!(
+        w4.code().repo("sensor-fw").unwrap().commits[&fix].author_name,
+        "Karim Haddad-Vos"
+    );
+}
+
 #[test]
 fn clone_commit_push_mr_merge() {
     let (_t, _task, mut w) = built();

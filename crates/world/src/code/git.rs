@@ -308,18 +308,42 @@ pub fn read_file_at(
     if r.starts_with('-') || path.starts_with('-') {
         return Err("refs and paths cannot start with `-`".into());
     }
+    if r.contains('\n') || path.contains('\n') {
+        return Err("refs and paths cannot hold a line break".into());
+    }
     let who = ident(world, &world.user.email);
     let path = path.trim_start_matches('/');
-    let spec = format!("{r}:{path}");
-    let kind = bare_git(world, &who, repo, &["cat-file", "-t", &spec])?;
-    if !kind.ok() || kind.stdout.trim() != "blob" {
-        return Ok(None);
-    }
-    let out = bare_git(world, &who, repo, &["cat-file", "blob", &spec])?;
+    // One process: `--batch` names the object's type and size, then gives its content (or
+    // says it is missing).
+    let dir = bare_path(world, repo);
+    let gd = format!("--git-dir={}", dir.display());
+    let spec = format!("{r}:{path}\n");
+    let out = git(
+        world,
+        &who,
+        &dir,
+        &[&gd, "cat-file", "--batch"],
+        Some(spec.as_bytes()),
+        &[],
+    )?;
     if !out.ok() {
         return Err(format!("cannot read `{path}` at `{r}`: {}", out.message()));
     }
-    Ok(Some(out.raw))
+    Ok(parse_batch_blob(&out.raw))
+}
+
+/// The content of the one object `git cat-file --batch` printed, if it is a blob
+/// (`<oid> <type> <size>\n<content>\n`; `<name> missing\n` when there is none).
+fn parse_batch_blob(raw: &[u8]) -> Option<Vec<u8>> {
+    let nl = raw.iter().position(|b| *b == b'\n')?;
+    let head = std::str::from_utf8(&raw[..nl]).ok()?;
+    let mut f = head.rsplitn(3, ' ');
+    let size: usize = f.next()?.parse().ok()?;
+    let kind = f.next()?;
+    if kind != "blob" {
+        return None;
+    }
+    raw.get(nl + 1..nl + 1 + size).map(<[u8]>::to_vec)
 }
 
 /// Read the text of `path` at the tip of `branch` (default: the default branch) of `repo`.
@@ -498,4 +522,36 @@ pub(crate) fn commit_onto(
     };
     run(&["update-ref", &r, &sha, old], None, &dir)?;
     Ok(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_batch_blob;
+
+    #[test]
+    fn a_batch_answer_gives_a_blob_whole_and_nothing_else() {
+        let oid = "a".repeat(40);
+        let raw = format!("{oid} blob 11\nline 1\nend\n\n");
+        assert_eq!(
+            parse_batch_blob(raw.as_bytes()),
+            Some(b"line 1\nend\n".to_vec())
+        );
+        // Binary content, with line breaks and zero bytes, is taken by its size.
+        let mut raw = format!("{oid} blob 4\n").into_bytes();
+        raw.extend_from_slice(&[0, b'\n', 0xff, b' ']);
+        raw.push(b'\n');
+        assert_eq!(parse_batch_blob(&raw), Some(vec![0, b'\n', 0xff, b' ']));
+        assert_eq!(
+            parse_batch_blob(format!("{oid} tree 30\n").as_bytes()),
+            None
+        );
+        assert_eq!(parse_batch_blob(b"main:a file.txt missing\n"), None);
+        assert_eq!(parse_batch_blob(b"abc ambiguous\n"), None);
+        // Cut short: not a blob of the size it names.
+        assert_eq!(
+            parse_batch_blob(format!("{oid} blob 99\nshort\n").as_bytes()),
+            None
+        );
+        assert_eq!(parse_batch_blob(b""), None);
+    }
 }

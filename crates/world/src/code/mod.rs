@@ -270,6 +270,7 @@ pub(crate) fn short(sha: &str) -> &str {
 
 mod git;
 mod seed;
+mod seeded;
 mod snapshot;
 
 pub(crate) use git::{

@@ -218,37 +218,47 @@ pub(crate) fn seed(world: &mut World, dir: &Path) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// The email of `who` (a person of the roster or the task's user), or `default`.
+fn person_email(
+    people: &crate::People,
+    user_email: &str,
+    who: &Option<String>,
+    default: &str,
+) -> Result<String, String> {
+    let Some(w) = who else {
+        return Ok(default.to_string());
+    };
+    if let Some(p) = people.find(w) {
+        Ok(p.email.clone())
+    } else if w.eq_ignore_ascii_case(user_email) {
+        Ok(user_email.to_string())
+    } else {
+        Err(format!(
+            "`{w}` is not a person of world/people.toml (nor the task's user)"
+        ))
+    }
+}
+
 fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError> {
     let toml_path = dir.join(format!("{name}.toml"));
     let err = |message: String| WorldError::Seed {
         path: toml_path.clone(),
         message,
     };
+    let toml_text = if toml_path.exists() {
+        std::fs::read_to_string(&toml_path).map_err(|e| WorldError::io(&toml_path, e))?
+    } else {
+        String::new()
+    };
     let meta: RepoFile = if toml_path.exists() {
-        let text =
-            std::fs::read_to_string(&toml_path).map_err(|e| WorldError::io(&toml_path, e))?;
-        toml::from_str(&text).map_err(|e| err(format!("{e}— see docs/services/code.md")))?
+        toml::from_str(&toml_text).map_err(|e| err(format!("{e}— see docs/services/code.md")))?
     } else {
         RepoFile::default()
     };
     let people = world.people.clone();
     let user_email = world.user.email.clone();
     let person = |who: &Option<String>, default: &str| -> Result<String, WorldError> {
-        match who {
-            None => Ok(default.to_string()),
-            Some(w) => people
-                .find(w)
-                .map(|p| p.email.clone())
-                .or_else(|| {
-                    w.eq_ignore_ascii_case(&user_email)
-                        .then(|| user_email.clone())
-                })
-                .ok_or_else(|| {
-                    err(format!(
-                        "`{w}` is not a person of world/people.toml (nor the task's user)"
-                    ))
-                }),
-        }
+        person_email(&people, &user_email, who, default).map_err(&err)
     };
     let owner = person(&meta.owner, &world.user.email)?;
     let default_branch = meta.default_branch.clone().unwrap_or_else(|| "main".into());
@@ -260,19 +270,84 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
     let bare = bare_path(world, name);
     std::fs::create_dir_all(&bare).map_err(|e| WorldError::io(&bare, e))?;
     let who = ident(world, &owner);
+    let mut commit_idents = Vec::new();
+    for c in &meta.commit {
+        commit_idents.push(ident(world, &person(&c.author, &owner)?));
+    }
+    let tree_dir = dir.join(name);
+    let key = seeded::key(&seeded::KeyParts {
+        name,
+        default_branch: &default_branch,
+        now: (world.now.timestamp(), world.now.offset().local_minus_utc()),
+        toml: &toml_text,
+        idents: std::iter::once(&who)
+            .chain(&commit_idents)
+            .map(|i| (i.name.as_str(), i.email.as_str()))
+            .collect(),
+        trees: vec![&tree_dir, &dir.join(format!("{name}.commits"))],
+    });
+    let repo = Repo {
+        name: name.to_string(),
+        description: meta.description.clone(),
+        default_branch: default_branch.clone(),
+        owner: owner.clone(),
+        protected: meta.protected.clone(),
+        approvals_required: meta.approvals_required,
+        ..Default::default()
+    };
+    if let Some(kept) = key.as_ref().and_then(seeded::get) {
+        // Seeded before in this process from the same inputs: the same files.
+        kept.restore(&bare).map_err(|e| WorldError::io(&bare, e))?;
+        world.code.repos.insert(
+            name.to_string(),
+            Repo {
+                branches: kept.branches.clone(),
+                commits: kept.commits.clone(),
+                ..repo
+            },
+        );
+    } else {
+        seed_git(world, dir, name, &meta, &who, &commit_idents, repo)?;
+        if let Some(k) = key
+            && let Some(r) = world.code.repos.get(name)
+            && let Some(s) = seeded::Seeded::capture(&bare, &r.branches, &r.commits)
+        {
+            seeded::put(k, s);
+        }
+    }
+    finish_repo(world, dir, name, &meta, &owner, &default_branch, &toml_path)
+}
+
+/// The git part of seeding `name`: the bare repository, its branches and commits, and the
+/// state read back from it (`repo` with its branches and commits).
+fn seed_git(
+    world: &mut World,
+    dir: &Path,
+    name: &str,
+    meta: &RepoFile,
+    who: &Ident,
+    commit_idents: &[Ident],
+    repo: Repo,
+) -> Result<(), WorldError> {
+    let toml_path = dir.join(format!("{name}.toml"));
+    let err = |message: String| WorldError::Seed {
+        path: toml_path.clone(),
+        message,
+    };
+    let default_branch = repo.default_branch.clone();
     let g = |world: &World, who: &Ident, args: &[&str]| -> Result<String, WorldError> {
         bare_git(world, who, name, args)
             .and_then(|o| o.into_result(&format!("git {}", args[0])))
             .map_err(&err)
     };
     // No templates (sample hooks, description): only what git needs.
-    g(world, &who, &["init", "--bare", "--quiet", "--template="])?;
+    g(world, who, &["init", "--bare", "--quiet", "--template="])?;
     let head = format!("refs/heads/{default_branch}");
-    g(world, &who, &["symbolic-ref", "HEAD", &head])?;
+    g(world, who, &["symbolic-ref", "HEAD", &head])?;
     let tree_dir = dir.join(name);
     commit_onto(
         world,
-        &who,
+        who,
         name,
         &default_branch,
         None,
@@ -283,18 +358,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
         "Initial commit",
     )
     .map_err(&err)?;
-    world.code.repos.insert(
-        name.to_string(),
-        Repo {
-            name: name.to_string(),
-            description: meta.description.clone(),
-            default_branch: default_branch.clone(),
-            owner: owner.clone(),
-            protected: meta.protected.clone(),
-            approvals_required: meta.approvals_required,
-            ..Default::default()
-        },
-    );
+    world.code.repos.insert(name.to_string(), repo);
     for b in &meta.branch {
         if !valid_branch_name(&b.name) {
             return Err(err(format!("`{}` is not a valid branch name", b.name)));
@@ -309,12 +373,10 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
                 ))
             })?;
         let r = format!("refs/heads/{}", b.name);
-        g(world, &who, &["update-ref", &r, &sha])?;
+        g(world, who, &["update-ref", &r, &sha])?;
     }
-    for c in &meta.commit {
+    for (c, cwho) in meta.commit.iter().zip(commit_idents) {
         let branch = c.branch.clone().unwrap_or_else(|| default_branch.clone());
-        let author = person(&c.author, &owner)?;
-        let cwho = ident(world, &author);
         let parent = rev(world, name, &format!("refs/heads/{branch}"))
             .map_err(&err)?
             .ok_or_else(|| {
@@ -340,7 +402,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
         }
         commit_onto(
             world,
-            &cwho,
+            cwho,
             name,
             &branch,
             Some(&parent),
@@ -352,14 +414,38 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
         )
         .map_err(&err)?;
     }
-    sync_repo(world, name).map_err(&err)?;
+    sync_repo(world, name).map_err(&err)
+}
+
+/// The rest of seeding `name`, in the state only: merge requests, issues, wiki pages.
+fn finish_repo(
+    world: &mut World,
+    dir: &Path,
+    name: &str,
+    meta: &RepoFile,
+    owner: &str,
+    default_branch: &str,
+    toml_path: &Path,
+) -> Result<(), WorldError> {
+    let err = |message: String| WorldError::Seed {
+        path: toml_path.to_path_buf(),
+        message,
+    };
+    let people = world.people.clone();
+    let user_email = world.user.email.clone();
+    let person = |who: &Option<String>, default: &str| -> Result<String, WorldError> {
+        person_email(&people, &user_email, who, default).map_err(&err)
+    };
     let now = world.now.with_timezone(&Utc);
     let mut mr_numbers = Numbers::default();
     for m in &meta.merge_request {
         let iid = mr_numbers
             .take(m.iid)
             .map_err(|e| err(format!("merge request `{}`: {e}", m.title)))?;
-        let target = m.target.clone().unwrap_or_else(|| default_branch.clone());
+        let target = m
+            .target
+            .clone()
+            .unwrap_or_else(|| default_branch.to_string());
         let repo = &world.code.repos[name];
         for b in [&m.source, &target] {
             if !repo.branches.contains_key(b) {
@@ -372,11 +458,11 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
                 m.title
             )));
         }
-        let author = person(&m.author, &owner)?;
+        let author = person(&m.author, owner)?;
         let mut comments = Vec::new();
         for c in &m.comment {
             comments.push(ReviewComment {
-                author: person(&Some(c.author.clone()), &owner)?,
+                author: person(&Some(c.author.clone()), owner)?,
                 time: now,
                 body: c.body.clone(),
                 file: c.file.clone(),
@@ -385,7 +471,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
         }
         let mut approvals = Vec::new();
         for a in &m.approvals {
-            approvals.push(person(&Some(a.clone()), &owner)?);
+            approvals.push(person(&Some(a.clone()), owner)?);
         }
         let mr = MergeRequest {
             iid,
@@ -423,7 +509,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
         let mut comments = Vec::new();
         for c in &s.comment {
             comments.push(IssueComment {
-                author: person(&Some(c.author.clone()), &owner)?,
+                author: person(&Some(c.author.clone()), owner)?,
                 time: now,
                 body: c.body.clone(),
             });
@@ -432,11 +518,11 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
             iid,
             title: s.title.clone(),
             body: s.body.clone(),
-            author: person(&s.author, &owner)?,
+            author: person(&s.author, owner)?,
             state: s.state.clone(),
             labels: s.labels.clone(),
             assignee: match &s.assignee {
-                Some(a) => Some(person(&Some(a.clone()), &owner)?),
+                Some(a) => Some(person(&Some(a.clone()), owner)?),
                 None => None,
             },
             created: now,
@@ -470,7 +556,7 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
                     title,
                     WikiPage {
                         content,
-                        author: owner.clone(),
+                        author: owner.to_string(),
                         updated: now,
                     },
                 );
