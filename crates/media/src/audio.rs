@@ -25,6 +25,8 @@ pub struct AudioInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentAudio {
     pub info: AudioInfo,
+    /// Crosses from the decoding process as one byte string (CBOR), not a list of numbers.
+    #[serde(with = "serde_bytes")]
     pub bytes: Option<Vec<u8>>,
     pub mime_type: String,
     pub notes: Vec<String>,

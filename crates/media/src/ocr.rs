@@ -81,20 +81,22 @@ pub fn for_tesseract(
         return Ok((bytes.to_vec(), t));
     }
     let f = file.to_string();
-    let png: Vec<u8> = crate::isolated::decode(file, &(f, t), bytes, |(f, t), bytes| {
-        let img = crate::picture::decode_in_process(f, bytes, *t)?;
-        let grey = image::DynamicImage::ImageLuma8(img.to_luma8());
-        let big = grey.resize_exact(
-            img.width() * 2,
-            img.height() * 2,
-            image::imageops::FilterType::Lanczos3,
-        );
-        let mut out = Vec::new();
-        big.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-            .map_err(|e| invalid(f, format!("cannot re-encode it for OCR: {e}")))?;
-        Ok(out)
-    })?;
-    Ok((png, MediaType::Png))
+    // A byte string across the process boundary, not a list of numbers.
+    let png: serde_bytes::ByteBuf =
+        crate::isolated::decode(file, &(f, t), bytes, |(f, t), bytes| {
+            let img = crate::picture::decode_in_process(f, bytes, *t)?;
+            let grey = image::DynamicImage::ImageLuma8(img.to_luma8());
+            let big = grey.resize_exact(
+                img.width() * 2,
+                img.height() * 2,
+                image::imageops::FilterType::Lanczos3,
+            );
+            let mut out = Vec::new();
+            big.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+                .map_err(|e| invalid(f, format!("cannot re-encode it for OCR: {e}")))?;
+            Ok(serde_bytes::ByteBuf::from(out))
+        })?;
+    Ok((png.into_vec(), MediaType::Png))
 }
 
 fn one_image(

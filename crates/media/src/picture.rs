@@ -18,6 +18,8 @@ use crate::{MediaError, MediaType, invalid};
 /// An image ready for an agent: encoded bytes, their MIME type, and what was done.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentImage {
+    /// Crosses from the decoding process as one byte string (CBOR), not a list of numbers.
+    #[serde(with = "serde_bytes")]
     pub bytes: Vec<u8>,
     pub mime_type: String,
     /// Size of the original.
