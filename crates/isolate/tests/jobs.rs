@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use bureau_isolate::{
     IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo,
-    start_zygote, zygote_running,
+    start_zygote, zygote_lost, zygote_running,
 };
 
 /// What "prepare" messages left in the zygote (empty in this process).
@@ -284,6 +284,33 @@ fn main() {
             PREPARED.lock().unwrap().is_empty(),
             "prepared here, not in the zygote"
         );
+        // The zygote killed (as the OOM killer would): jobs go on, forked from this process,
+        // and the loss is known.
+        assert_eq!(zygote_lost(), None);
+        let me = std::process::id();
+        let children = std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+            .expect("children of this process");
+        let kids: Vec<i32> = children
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        assert_eq!(
+            kids.len(),
+            1,
+            "the zygote is this process's one child: {kids:?}"
+        );
+        // SAFETY: sending a signal to our own child.
+        assert_eq!(unsafe { libc::kill(kids[0], libc::SIGKILL) }, 0);
+        // SAFETY: reaping our own child.
+        unsafe { libc::waitpid(kids[0], std::ptr::null_mut(), 0) };
+        let doc = b"after the zygote".to_vec();
+        assert_eq!(
+            run_on_bytes(&limits(), count_of, &"pdf".to_string(), &doc).unwrap(),
+            ("PDF".to_string(), doc.len(), b'z'),
+        );
+        assert!(!zygote_running());
+        assert!(zygote_lost().is_some(), "the loss is recorded");
+        assert!(!prepare_zygote(remember, &vec!["gamma".to_string()]));
         println!("jobs from the zygote: ok");
         return;
     }

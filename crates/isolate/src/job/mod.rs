@@ -217,6 +217,20 @@ where
     }
 }
 
+/// Why the zygote is gone, when it was started and a job or a "prepare" could then not be sent
+/// to it (killed by the OOM killer, say): from then on jobs fork the calling process, and the
+/// first such failure was said once on stderr.
+pub fn zygote_lost() -> Option<String> {
+    #[cfg(unix)]
+    {
+        unix::lost_reason()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// Whether jobs start from the zygote.
 pub fn zygote_running() -> bool {
     #[cfg(unix)]

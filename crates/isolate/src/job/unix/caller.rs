@@ -80,9 +80,16 @@ pub(crate) fn run_once(
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
-    let sent = zygote()
-        .map(|z| send_with_fds(z.ctl, &header.encode(), [theirs.0, outcome_w.0]).is_ok())
-        .unwrap_or(false);
+    let sent = match zygote() {
+        Some(z) => match send_with_fds(z.ctl, &header.encode(), [theirs.0, outcome_w.0]) {
+            Ok(()) => true,
+            Err(e) => {
+                lost(&e);
+                false
+            }
+        },
+        None => false,
+    };
     let started = if sent {
         drop(theirs);
         drop(outcome_w);

@@ -16,8 +16,29 @@ pub(crate) struct Zygote {
 
 pub(crate) static ZYGOTE: OnceLock<Option<Zygote>> = OnceLock::new();
 
+/// Why the zygote is gone, once a message could not be sent to it (it was killed, say by the
+/// OOM killer). Jobs then fork the calling process, as without a zygote.
+static LOST: OnceLock<String> = OnceLock::new();
+
 pub(crate) fn zygote() -> Option<&'static Zygote> {
+    if LOST.get().is_some() {
+        return None;
+    }
     ZYGOTE.get().and_then(Option::as_ref)
+}
+
+/// The zygote could not be reached (`e`): say so once, on stderr, and stop using it.
+pub(crate) fn lost(e: &std::io::Error) {
+    if LOST.set(e.to_string()).is_ok() {
+        eprintln!(
+            "warning: Bureau's job zygote is gone ({e}); documents, media and checks are now isolated by forking this process, which costs more per job in a large run"
+        );
+    }
+}
+
+/// Why the zygote is gone, if it is.
+pub(crate) fn lost_reason() -> Option<String> {
+    LOST.get().cloned()
 }
 
 pub(crate) fn threads() -> usize {
@@ -269,7 +290,8 @@ pub(crate) fn prepare<I: Serialize + DeserializeOwned>(f: fn(I), input: &I) -> b
         max_output_bytes: 0,
         detect_stuck: 0,
     };
-    if send_with_fds(z.ctl, &header.encode_as(MAGIC_PREPARE), [r.0, r.0]).is_err() {
+    if let Err(e) = send_with_fds(z.ctl, &header.encode_as(MAGIC_PREPARE), [r.0, r.0]) {
+        lost(&e);
         return false;
     }
     drop(r);
