@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use bureau_isolate::{
-    IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo,
+    IsolateError, Limits, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo, set_memo,
     start_zygote, zygote_lost, zygote_running,
 };
 
@@ -209,6 +209,14 @@ fn scenarios(how: &str) {
         matches!(memo(b"y"), Err(IsolateError::Panicked(_))),
         "{how}"
     );
+    // With the memo off, every call runs the job (the marker is gone again: it panics).
+    std::fs::remove_file(&marker).unwrap_or_else(|e| panic!("{how}: {e}"));
+    set_memo(false);
+    assert!(
+        matches!(memo(b"x"), Err(IsolateError::Panicked(_))),
+        "{how}"
+    );
+    set_memo(true);
     let _ = std::fs::remove_file(&marker);
 
     // Failures are errors, as with run_isolated, and the caller carries on.

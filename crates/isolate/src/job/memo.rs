@@ -10,6 +10,7 @@
 //! outcomes leave first. An outcome larger than [`MAX_ENTRY_BYTES`] is not kept.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Total size of the outcomes one process keeps.
@@ -39,6 +40,18 @@ struct Memo {
 }
 
 static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Keep and give outcomes (`true`, the default) or run every job (`false`) in this process. A
+/// benchmark of the readers turns it off, so that it measures them and not the memo.
+pub fn set_memo(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+pub(crate) fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
 
 /// The outcome kept under `key`.
 pub(crate) fn get(key: &Key) -> Option<Arc<Vec<u8>>> {

@@ -158,6 +158,9 @@ where
     A: Serialize + DeserializeOwned,
     O: Serialize + DeserializeOwned,
 {
+    if !memo::enabled() {
+        return run_on_bytes(limits, f, a, bytes);
+    }
     #[cfg(unix)]
     {
         let mut input = Vec::with_capacity(bytes.len() + 64);
