@@ -115,6 +115,15 @@ where
     }
 }
 
+/// The input of a job over bytes: `a` and the bytes as one CBOR byte string.
+#[cfg(unix)]
+fn bytes_input<A: Serialize>(a: &A, bytes: &[u8]) -> Result<Vec<u8>, IsolateError> {
+    let mut input = Vec::with_capacity(bytes.len() + 64);
+    ciborium::into_writer(&(a, serde_bytes::Bytes::new(bytes)), &mut input)
+        .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+    Ok(input)
+}
+
 /// Run `f(&a, bytes)` isolated under `limits`: [`run_job`] for the common case of a function
 /// over a buffer (a document, an image) that asks nothing. The bytes cross as one CBOR byte
 /// string.
@@ -130,9 +139,7 @@ where
 {
     #[cfg(unix)]
     {
-        let mut input = Vec::with_capacity(bytes.len() + 64);
-        ciborium::into_writer(&(a, serde_bytes::Bytes::new(bytes)), &mut input)
-            .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+        let input = bytes_input(a, bytes)?;
         let entry: unix::Entry = unix::trampoline_bytes::<A, O>;
         unix::run_entry(limits, entry, f as usize, &input, &mut |_| Vec::new())
     }
@@ -163,9 +170,7 @@ where
     }
     #[cfg(unix)]
     {
-        let mut input = Vec::with_capacity(bytes.len() + 64);
-        ciborium::into_writer(&(a, serde_bytes::Bytes::new(bytes)), &mut input)
-            .map_err(|e| IsolateError::Protocol(format!("the input cannot be encoded: {e}")))?;
+        let input = bytes_input(a, bytes)?;
         let entry: unix::Entry = unix::trampoline_bytes::<A, O>;
         let key = memo::key(entry as usize, f as usize, &input);
         if let Some(kept) = memo::get(&key) {
