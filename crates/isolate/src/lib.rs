@@ -169,7 +169,7 @@ where
 }
 
 mod job;
-pub use job::memo::{memo_size, set_memo};
+pub use job::memo::set_memo;
 pub use job::{
     MAX_QUESTION_BYTES, Peer, prepare_zygote, run_job, run_on_bytes, run_on_bytes_memo,
     start_zygote, zygote_lost, zygote_running,

@@ -82,17 +82,17 @@ pub(crate) fn put(key: Key, outcome: Vec<u8>) {
     memo.outcomes.insert(key, Arc::new(outcome));
 }
 
-/// How many outcomes and bytes the memo holds.
-pub fn memo_size() -> (usize, usize) {
-    let memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
-    memo.as_ref()
-        .map(|m| (m.outcomes.len(), m.bytes))
-        .unwrap_or((0, 0))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many outcomes and bytes the memo holds.
+    fn memo_size() -> (usize, usize) {
+        let memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+        memo.as_ref()
+            .map(|m| (m.outcomes.len(), m.bytes))
+            .unwrap_or((0, 0))
+    }
 
     #[test]
     fn the_oldest_outcomes_leave_when_the_memo_is_full() {

@@ -250,11 +250,9 @@ fn seed_repo(world: &mut World, dir: &Path, name: &str) -> Result<(), WorldError
     } else {
         String::new()
     };
-    let meta: RepoFile = if toml_path.exists() {
-        toml::from_str(&toml_text).map_err(|e| err(format!("{e}— see docs/services/code.md")))?
-    } else {
-        RepoFile::default()
-    };
+    // Without a `.toml` the text is empty, which is every field's default.
+    let meta: RepoFile =
+        toml::from_str(&toml_text).map_err(|e| err(format!("{e}— see docs/services/code.md")))?;
     let people = world.people.clone();
     let user_email = world.user.email.clone();
     let person = |who: &Option<String>, default: &str| -> Result<String, WorldError> {

@@ -90,7 +90,10 @@ pub(crate) fn key(parts: &KeyParts<'_>) -> Option<Key> {
                 let mode = entry.metadata().ok()?.permissions().mode();
                 field(b"f");
                 field(&(mode & 0o111).to_le_bytes());
-                field(&std::fs::read(entry.path()).ok()?);
+                // The task's file: read only as a regular file, and no larger than a kept
+                // repository (a larger seed is not kept: git seeds it every time).
+                let data = crate::files::read_regular(entry.path(), MAX_REPO_BYTES as u64).ok()?;
+                field(&data);
             } else {
                 // A FIFO or a device: never read; git refuses it anyway.
                 return None;
